@@ -1,0 +1,23 @@
+"""Test isolation: every test starts in eager mode with TF2 shapes/equality and a fresh default graph."""
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_webflow_state():
+    from webflow.framework import context, tensor, tensor_shape
+
+    yield
+    context.enable_eager_execution()
+    tensor_shape.enable_v2_tensorshape()
+    tensor.enable_tensor_equality()
+    if not context.graph_stack():
+        context.reset_global_default_graph()
+    from webflow.framework import default_session
+
+    default_session._sessions.stack.clear()

@@ -1,0 +1,98 @@
+"""Which mode we are in (eager or graph), the default-graph stack, and hooks for active tapes.
+
+Eager is the default (as in TF2). Entering `graph.as_default()` switches to graph mode for that
+block; `disable_eager_execution()` (TF1 style) switches to graph mode everywhere.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+class _ModeState(threading.local):
+    def __init__(self) -> None:
+        self.graph_stack: list[Any] = []
+        self.tape_recorders: list[Callable[..., None]] = []
+        self.device_stack: list[str] = []
+
+
+_state = _ModeState()
+_eager_enabled = True
+_global_default_graph: Any = None
+
+
+def executing_eagerly() -> bool:
+    """True when ops run immediately (no graph is being built)."""
+    return _eager_enabled and not _state.graph_stack
+
+
+def eager_enabled_globally() -> bool:
+    return _eager_enabled
+
+
+def enable_eager_execution() -> None:
+    global _eager_enabled
+    _eager_enabled = True
+
+
+def disable_eager_execution() -> None:
+    global _eager_enabled
+    _eager_enabled = False
+
+
+def push_graph(graph: Any) -> None:
+    _state.graph_stack.append(graph)
+
+
+def pop_graph(graph: Any) -> None:
+    if not _state.graph_stack or _state.graph_stack[-1] is not graph:
+        raise AssertionError("Nesting violated for default graph stack.")
+    _state.graph_stack.pop()
+
+
+def get_default_graph() -> Any:
+    if _state.graph_stack:
+        return _state.graph_stack[-1]
+    return global_default_graph()
+
+
+def global_default_graph() -> Any:
+    global _global_default_graph
+    if _global_default_graph is None:
+        from webflow.framework.graph import Graph
+
+        _global_default_graph = Graph()
+    return _global_default_graph
+
+
+def reset_global_default_graph() -> None:
+    global _global_default_graph
+    if _state.graph_stack:
+        raise AssertionError(
+            "Do not use tf.reset_default_graph() to clear nested graphs. If you need a cleared graph, "
+            "exit the nesting and create a new graph.")
+    _global_default_graph = None
+
+
+def graph_stack() -> list[Any]:
+    return _state.graph_stack
+
+
+# --- tapes: autodiff/tape.py pushes a recorder; apply_op calls them for each eager op -------------
+def push_tape_recorder(recorder: Callable[..., None]) -> None:
+    _state.tape_recorders.append(recorder)
+
+
+def pop_tape_recorder(recorder: Callable[..., None]) -> None:
+    _state.tape_recorders.remove(recorder)
+
+
+def tape_recorders() -> list[Callable[..., None]]:
+    return _state.tape_recorders
+
+
+# --- eager device scopes (graph mode keeps its own stack in Graph) --------------------------------
+def device_stack() -> list[str]:
+    return _state.device_stack

@@ -1,0 +1,81 @@
+"""Module-level scope helpers: `name_scope`, `device`, `control_dependencies`, collections on the default graph."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from webflow.framework import context
+
+
+@contextlib.contextmanager
+def name_scope_v1(name: str | None, default_name: str | None = None, values: Any = None) -> Iterator[str]:
+    """TF1 `tf.name_scope(name, default_name, values)`: opens `name` (or `default_name`) in the default graph."""
+    if context.executing_eagerly():
+        yield (name or default_name or "") + "/" if (name or default_name) else ""
+        return
+    graph = _graph_of(values) or context.get_default_graph()
+    with graph.as_default(), graph.name_scope(name if name is not None else default_name) as scope:
+        yield scope
+
+
+@contextlib.contextmanager
+def name_scope_v2(name: str) -> Iterator[str]:
+    """TF2 `tf.name_scope(name)`."""
+    if name is None or (not isinstance(name, str)):
+        raise ValueError(f"name for name_scope must be a string, got {name!r}")
+    with name_scope_v1(name) as scope:
+        yield scope
+
+
+def _graph_of(values: Any) -> Any:
+    for value in values or []:
+        graph = getattr(value, "graph", None) if not hasattr(value, "numpy") else None
+        if graph is not None:
+            return graph
+    return None
+
+
+def get_default_graph() -> Any:
+    return context.get_default_graph()
+
+
+def reset_default_graph() -> None:
+    context.reset_global_default_graph()
+
+
+def device(device_name: Any) -> Any:
+    if context.executing_eagerly():
+        return contextlib.nullcontext()
+    return context.get_default_graph().device(device_name)
+
+
+def control_dependencies(control_inputs: Any) -> Any:
+    if context.executing_eagerly():
+        return contextlib.nullcontext()
+    return context.get_default_graph().control_dependencies(control_inputs)
+
+
+def colocate_with(op: Any, ignore_existing: bool = False) -> Any:
+    return contextlib.nullcontext()
+
+
+def add_to_collection(name: str, value: Any) -> None:
+    context.get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names: Any, value: Any) -> None:
+    context.get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key: str, scope: str | None = None) -> list:
+    return context.get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key: str) -> list:
+    return context.get_default_graph().get_collection_ref(key)
+
+
+def get_all_collection_keys() -> list:
+    return context.get_default_graph().get_all_collection_keys()

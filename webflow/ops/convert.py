@@ -1,0 +1,237 @@
+"""Turning Python values, NumPy arrays and tensor-like objects (Variables, IndexedSlices) into tensors.
+
+TensorFlow's rules: Python floats become float32 and ints int32 (int64 if too large), NumPy arrays keep
+their dtype, and an op's inputs that share a type must agree — Python values take the dtype of the
+tensor they meet (`x + 1` with float32 `x` adds a float32 1), two tensors of different dtypes raise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from webflow.backends.numpy_backend import dtype_of, np
+from webflow.framework import context, dtypes
+from webflow.framework.tensor import EagerTensor, Tensor, TensorBase
+
+# (type, function(value, dtype, name, as_ref) -> tensor); Variables and IndexedSlices register here.
+_CONVERSION_FUNCTIONS: list[tuple[type, Callable]] = []
+
+
+def register_tensor_conversion_function(base_type: type, conversion_func: Callable, priority: int = 100) -> None:
+    _CONVERSION_FUNCTIONS.append((base_type, conversion_func))
+
+
+def _registered_conversion(value: Any) -> Callable | None:
+    for base_type, function in _CONVERSION_FUNCTIONS:
+        if isinstance(value, base_type):
+            return function
+    return None
+
+
+def is_tensor_like(value: Any) -> bool:
+    return isinstance(value, TensorBase) or _registered_conversion(value) is not None
+
+
+# --- Python value -> NumPy array with TensorFlow's dtype inference -----------------------------------
+def to_numpy(value: Any, dtype: Any = None) -> Any:
+    """A NumPy array holding `value`, with TensorFlow's default dtypes and conversion checks."""
+    if dtype is not None:
+        return _to_numpy_with_dtype(value, dtypes.as_dtype(dtype).base_dtype)
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        return _strings_to_object(array) if array.dtype.kind in "US" else array
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {value!r}") from None
+    kind = array.dtype.kind
+    if kind == "f":
+        return array.astype(np.float32)
+    if kind in "iu":
+        if array.size and (array.max() > 2**31 - 1 or array.min() < -(2**31)):
+            return array.astype(np.int64)
+        return array.astype(np.int32)
+    if kind in "US":
+        return _strings_to_object(array)
+    if kind == "O":
+        if array.ndim and array.dtype == object and any(isinstance(v, (list, tuple)) for v in array.flat):
+            raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {value!r}")
+        if all(isinstance(v, (str, bytes)) for v in array.flat):
+            return _strings_to_object(array)
+        raise TypeError(f"Failed to convert elements of {value!r} to Tensor.")
+    return array
+
+
+def _strings_to_object(array: Any) -> Any:
+    flat = [v.encode() if isinstance(v, str) else bytes(v) for v in array.reshape(-1).tolist()]
+    result = np.empty(len(flat), dtype=object)
+    result[:] = flat
+    return result.reshape(array.shape)
+
+
+def _to_numpy_with_dtype(value: Any, dtype: Any) -> Any:
+    if dtype is dtypes.string:
+        return _strings_to_object(np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value)
+    try:
+        source = np.asarray(value)
+    except ValueError:
+        raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {value!r}") from None
+    if source.dtype.kind in "USO":
+        raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
+    target = dtype.as_numpy_dtype
+    if source.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool):
+        if not isinstance(value, np.ndarray) and np.any(source != np.trunc(source)):
+            raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
+    if dtype.is_integer and source.dtype.kind in "iu" and source.size:
+        info = np.iinfo(target)
+        if source.max() > info.max or source.min() < info.min:
+            raise TypeError(f"Value {value!r} is out of range for dtype {dtype.name}.")
+    return source.astype(target, copy=False)
+
+
+# --- tensors ---------------------------------------------------------------------------------------
+def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None, as_ref: bool = False,
+                      preferred_dtype: Any = None, dtype_hint: Any = None) -> Any:
+    """A Tensor (graph mode) or EagerTensor (eager mode) for `value`."""
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+    preferred_dtype = preferred_dtype or dtype_hint
+    if isinstance(value, TensorBase):
+        return _check_tensor(_into_current_mode(value, name), dtype)
+    function = _registered_conversion(value)
+    if function is not None:
+        return _check_tensor(function(value, dtype=dtype, name=name, as_ref=as_ref), dtype)
+    if dtype is None and preferred_dtype is not None:
+        try:
+            return _constant_from(to_numpy(value, preferred_dtype), name or "Const")
+        except (TypeError, ValueError):
+            pass
+    return _constant_from(to_numpy(value, dtype), name or "Const")
+
+
+def _check_tensor(tensor: Any, dtype: Any) -> Any:
+    if dtype is not None and not tensor.dtype.is_compatible_with(dtype):
+        raise ValueError(
+            f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype {tensor.dtype.name}: {tensor!r}")
+    return tensor
+
+
+def _into_current_mode(tensor: Any, name: str | None) -> Any:
+    """Graph tensors cannot be used eagerly; eager values used while building a graph become constants."""
+    if context.executing_eagerly():
+        if isinstance(tensor, Tensor):
+            raise TypeError(
+                f"Tensor {tensor.name} is a symbolic graph tensor and cannot be used in eager mode; "
+                f"run it in a Session (or build it inside the same graph).")
+        return tensor
+    if isinstance(tensor, EagerTensor):
+        return context.get_default_graph()._capture_eager_tensor(tensor, name) \
+            if hasattr(context.get_default_graph(), "_capture_eager_tensor") \
+            else _constant_from(tensor._value, name or "Const")
+    return tensor
+
+
+def _constant_from(array: Any, name: str) -> Any:
+    if context.executing_eagerly():
+        return EagerTensor(array, dtype_of(array))
+    from webflow.ops.registry import apply_op
+
+    return apply_op("Const", [], {"value": array, "dtype": dtype_of(array)}, name=name)
+
+
+def convert_n_to_tensor(values: list, dtype: Any = None, name: str | None = None) -> list:
+    return [convert_to_tensor(v, dtype=dtype, name=name) for v in values]
+
+
+def convert_inputs(opdef: Any, inputs: list, graph: Any) -> list:
+    """Converts an op's inputs, unifying dtypes of `opdef.same_dtype` inputs as TF's type attrs do."""
+    converted: list = [None] * len(inputs)
+    for i, value in enumerate(inputs):
+        if isinstance(value, TensorBase) or _registered_conversion(value) is not None:
+            converted[i] = convert_to_tensor(value, as_ref=_is_ref_input(opdef, i))
+    group = range(len(inputs)) if opdef.same_dtype == "all" else opdef.same_dtype
+    group_dtype, group_index = None, None
+    for i in group:
+        if i < len(inputs) and converted[i] is not None:
+            group_dtype, group_index = converted[i].dtype.base_dtype, i
+            break
+    for i, value in enumerate(inputs):
+        if converted[i] is None:
+            dtype = group_dtype if i in group else None
+            converted[i] = convert_to_tensor(value, dtype=dtype, name=_input_name(opdef, i))
+    if group_dtype is None and len(group):
+        group_index = group[0] if isinstance(group, tuple) else 0
+        group_dtype = converted[group_index].dtype.base_dtype if converted else None
+    for i in group:
+        if i < len(converted) and converted[i].dtype.base_dtype is not group_dtype:
+            raise TypeError(
+                f"Input '{_input_name(opdef, i)}' of '{opdef.type}' Op has type {converted[i].dtype.base_dtype.name} "
+                f"that does not match type {group_dtype.name} of argument '{_input_name(opdef, group_index)}'.")
+    if opdef.allowed is not None and converted:
+        index = group_index if group_index is not None else 0
+        dtype = converted[index].dtype.base_dtype
+        if dtype not in opdef.allowed:
+            allowed = ", ".join(d.name for d in opdef.allowed)
+            raise TypeError(f"Value passed to parameter '{_input_name(opdef, index)}' has DataType {dtype.name} "
+                            f"not in list of allowed values: {allowed}")
+    return converted
+
+
+def _is_ref_input(opdef: Any, index: int) -> bool:
+    return index < len(opdef.inputs) and opdef.inputs[index].startswith("ref")
+
+
+def _input_name(opdef: Any, index: int) -> str:
+    if index < len(opdef.inputs):
+        return opdef.inputs[index].lstrip("*")
+    if opdef.inputs and opdef.inputs[-1].startswith("*"):
+        return f"{opdef.inputs[-1][1:]}_{index}"
+    return "input"
+
+
+# --- constant folding for shape rules ----------------------------------------------------------------
+def constant_value(tensor: Any) -> Any:
+    """The value of `tensor` if it is known without running anything (a Const, or a Shape of a static shape)."""
+    if isinstance(tensor, EagerTensor):
+        return tensor._value
+    if not isinstance(tensor, Tensor):
+        return None
+    op = tensor.op
+    if op.type == "Const":
+        return op.get_attr("value")
+    if op.type == "Shape" and op.inputs[0].shape.is_fully_defined():
+        return np.array(op.inputs[0].shape.as_list(), dtype=op.get_attr("out_type").as_numpy_dtype)
+    if op.type == "Size" and op.inputs[0].shape.is_fully_defined():
+        return np.array(op.inputs[0].shape.num_elements(), dtype=op.get_attr("out_type").as_numpy_dtype)
+    if op.type == "Rank" and op.inputs[0].shape.rank is not None:
+        return np.array(op.inputs[0].shape.rank, dtype=np.int32)
+    if op.type in ("Identity", "StopGradient"):
+        return constant_value(op.inputs[0])
+    if op.type == "Pack":
+        parts = [constant_value(t) for t in op.inputs]
+        if all(p is not None for p in parts):
+            return np.stack(parts, axis=op.get_attr("axis"))
+    if op.type == "Cast":
+        inner = constant_value(op.inputs[0])
+        return None if inner is None else inner.astype(op.get_attr("DstT").as_numpy_dtype)
+    return None
+
+
+def constant_value_as_shape(tensor: Any) -> Any:
+    """What is statically known about a 1-D shape tensor, as a TensorShape (unknown entries are None)."""
+    from webflow.framework.tensor_shape import TensorShape
+
+    if isinstance(tensor, Tensor) and tensor.op.type == "Shape":
+        return tensor.op.inputs[0].shape
+    if isinstance(tensor, Tensor) and tensor.op.type == "Pack":
+        return TensorShape([_known_dim(constant_value(t)) for t in tensor.op.inputs])
+    value = constant_value(tensor)
+    if value is not None:
+        return TensorShape([_known_dim(v) for v in np.asarray(value).reshape(-1)])
+    if tensor.shape.rank == 1 and tensor.shape.as_tuple()[0] is not None:
+        return TensorShape([None] * tensor.shape.as_tuple()[0])
+    return TensorShape(None)
+
+
+def _known_dim(value: Any) -> Any:
+    return None if value is None or int(value) < 0 else int(value)

@@ -1,0 +1,242 @@
+"""The op registry and `apply_op`, the one entry point every op wrapper calls, in both modes.
+
+An op is registered once, as a stanza in its family module:
+
+    @register_op("AddV2", "add", inputs=("x", "y"), shape=broadcast_rule, same_dtype=(0, 1))
+    def add_kernel(x, y):
+        "z = x + y, broadcasting."
+        return np.add(x, y)
+
+    @register_gradient("AddV2")
+    def _add_grad(op, grad): ...
+
+Graph mode: `apply_op` opens a name scope (the op's unique name), converts Python values to Const
+ops inside it (so `x + 1.0` makes `add/y`), runs the shape rule and adds an Operation.
+Eager mode: it converts inputs to EagerTensors, runs the kernel now and tells active tapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from webflow.framework import context, dtypes
+from webflow.framework.errors import InvalidArgumentError
+from webflow.framework.tensor import EagerTensor, Tensor, TensorBase
+from webflow.framework.tensor_shape import TensorShape
+
+
+class ShapeError(ValueError):
+    """A shape or dtype rule rejected its inputs at graph-build time (TensorFlow raises ValueError)."""
+
+
+class OpDef:
+    """Everything webflow knows about one op type."""
+
+    def __init__(self, op_type: str, default_name: str, inputs: tuple, shape: Callable,
+                 kernel: Callable, same_dtype: tuple, allowed: tuple | None,
+                 needs_context: bool, stateful: bool, c_kernel: str | None):
+        self.type = op_type
+        self.default_name = default_name
+        self.inputs = inputs
+        self.shape = shape
+        self.kernels: dict[str, Callable] = {"numpy": kernel}
+        self.kernel = kernel
+        self.grad: Callable | None = None
+        self.same_dtype = same_dtype
+        self.allowed = allowed
+        self.needs_context = needs_context
+        self.stateful = stateful
+        self.c_kernel = c_kernel
+        self.doc = (kernel.__doc__ or "").strip()
+
+    def __repr__(self) -> str:
+        return f"<OpDef {self.type}>"
+
+
+OPS: dict[str, OpDef] = {}
+_GRADIENT_OVERRIDES: dict[str, Callable | None] = {}
+_NOT_DIFFERENTIABLE: set = set()
+
+
+def register_op(op_type: str, default_name: str | None = None, *, inputs: tuple = (),
+                shape: Callable, same_dtype: tuple = (), allowed: tuple | None = None,
+                needs_context: bool = False, stateful: bool = False,
+                c_kernel: str | None = None) -> Callable[[Callable], Callable]:
+    """Decorator registering a NumPy kernel as op `op_type` with its shape rule."""
+
+    def decorate(kernel: Callable) -> Callable:
+        OPS[op_type] = OpDef(op_type, default_name or op_type, inputs, shape, kernel, same_dtype,
+                             allowed, needs_context, stateful, c_kernel)
+        return kernel
+
+    return decorate
+
+
+def register_gradient(op_type: str) -> Callable[[Callable], Callable]:
+    """Decorator registering `grad(op, *output_grads) -> input grads` for op type `op_type`."""
+
+    def decorate(function: Callable) -> Callable:
+        OPS[op_type].grad = function
+        return function
+
+    return decorate
+
+
+class RegisterGradient:
+    """`@tf.RegisterGradient("MyOp")`: registers or overrides the gradient for an op type."""
+
+    def __init__(self, op_type: str):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, function: Callable) -> Callable:
+        if self._op_type in _GRADIENT_OVERRIDES:
+            raise KeyError(f"Registering two gradient with name '{self._op_type}'!")
+        _GRADIENT_OVERRIDES[self._op_type] = function
+        return function
+
+
+def NotDifferentiable(op_type: str) -> None:  # noqa: N802 - TensorFlow's name
+    _NOT_DIFFERENTIABLE.add(op_type)
+
+
+NoGradient = NotDifferentiable
+
+
+def gradient_function(op: Any) -> Callable | None:
+    """The gradient rule for `op`, honouring `gradient_override_map` and `RegisterGradient`."""
+    op_type = op.type
+    graph = getattr(op, "graph", None)
+    overrides = getattr(graph, "_gradient_override_map", None) if graph is not None else None
+    if overrides and op_type in overrides:
+        op_type = overrides[op_type]
+    if op_type in _GRADIENT_OVERRIDES:
+        return _GRADIENT_OVERRIDES[op_type]
+    if op_type in _NOT_DIFFERENTIABLE:
+        return None
+    opdef = OPS.get(op_type)
+    if opdef is None or opdef.grad is None:
+        if op_type in OPS or op_type in _GRADIENT_OVERRIDES:
+            return None
+        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op_type})")
+    return opdef.grad
+
+
+# --- apply_op ------------------------------------------------------------------------------------
+def apply_op(op_type: str, inputs: list, attrs: dict | None = None, name: str | None = None) -> Any:
+    """Runs (eager) or adds (graph) op `op_type`; returns its output, a list of outputs, or the op."""
+    opdef = OPS[op_type]
+    attrs = {} if attrs is None else attrs
+    if context.executing_eagerly():
+        return _apply_eagerly(opdef, inputs, attrs)
+    return _apply_in_graph(opdef, inputs, attrs, name)
+
+
+def _apply_in_graph(opdef: OpDef, inputs: list, attrs: dict, name: str | None) -> Any:
+    from webflow.ops.convert import convert_inputs
+
+    graph = context.get_default_graph()
+    with graph.name_scope(name or opdef.default_name) as scope:
+        op_name = scope[:-1]
+        tensors = convert_inputs(opdef, inputs, graph)
+        specs = run_shape_rule(opdef, tensors, attrs, op_name)
+        op = graph._create_op(opdef.type, tensors, _as_list(specs), op_name, attrs, opdef)
+    if isinstance(specs, list):
+        return op.outputs if specs else op
+    return op.outputs[0]
+
+
+def _as_list(specs: Any) -> list:
+    return specs if isinstance(specs, list) else [specs]
+
+
+def run_shape_rule(opdef: OpDef, tensors: list, attrs: dict, op_name: str) -> Any:
+    """Runs the op's shape rule, turning a bare ValueError into one that names the op and its inputs."""
+    try:
+        return opdef.shape(tensors, attrs)
+    except ShapeError as error:
+        raise ShapeError(f"{error} for '{{{{node {op_name}}}}} = {opdef.type}[]({describe_inputs(tensors)})'"
+                         f" with input shapes: {_shapes_text(tensors)}.") from None
+
+
+def describe_inputs(tensors: list) -> str:
+    return ", ".join(_tensor_label(t) for t in tensors)
+
+
+def _tensor_label(tensor: Any) -> str:
+    if isinstance(tensor, Tensor):
+        return tensor.op.name if tensor.value_index == 0 else tensor.name
+    return "eager_tensor"
+
+
+def _shapes_text(tensors: list) -> str:
+    return ", ".join("?" if t.shape.rank is None else "[" + ",".join(
+        "?" if d is None else str(d) for d in t.shape.as_tuple()) + "]" for t in tensors)
+
+
+# --- eager ---------------------------------------------------------------------------------------
+class EagerKernelContext:
+    """What a stateful kernel may use when it runs eagerly (no session, no graph)."""
+
+    op = None
+    op_name = None
+    resources: dict = {}
+
+    def __init__(self, opdef: OpDef, attrs: dict):
+        self.opdef = opdef
+        self.attrs = attrs
+
+
+def _apply_eagerly(opdef: OpDef, inputs: list, attrs: dict) -> Any:
+    from webflow.backends.numpy_backend import dtype_of
+    from webflow.ops.convert import convert_inputs
+
+    tensors = convert_inputs(opdef, inputs, None)
+    values = [t._value for t in tensors]
+    try:
+        if opdef.needs_context:
+            result = opdef.kernel(EagerKernelContext(opdef, attrs), *values, **attrs)
+        else:
+            result = opdef.kernel(*values, **attrs)
+    except (ValueError, IndexError, TypeError, ArithmeticError) as error:
+        raise eager_kernel_error(opdef, tensors, attrs, error) from None
+    if isinstance(result, list):
+        outputs = [EagerTensor(v, dtype_of(v)) for v in result]
+    elif result is None:
+        outputs = []
+    else:
+        outputs = [EagerTensor(result, dtype_of(result))]
+    for recorder in context.tape_recorders():
+        recorder(opdef, attrs, tensors, outputs)
+    if result is None:
+        return None
+    return outputs if isinstance(result, list) else outputs[0]
+
+
+def eager_kernel_error(opdef: OpDef, tensors: list, attrs: dict, error: Exception) -> Exception:
+    """An InvalidArgumentError naming the op and input shapes (the shape rule's message if it objects)."""
+    if isinstance(error, InvalidArgumentError):
+        return error
+    try:
+        opdef.shape(tensors, attrs)
+        detail = f"{type(error).__name__}: {error}"
+    except ValueError as shape_error:
+        detail = str(shape_error)
+    return InvalidArgumentError(
+        None, None, f"{detail} (inputs: {_shapes_text(tensors)}) [Op:{opdef.type}]")
+
+
+def is_symbolic(value: Any) -> bool:
+    return isinstance(value, Tensor)
+
+
+def output_spec(shape: Any, dtype: Any) -> tuple:
+    """A shape rule's result for one output: (TensorShape, DType)."""
+    return (shape if isinstance(shape, TensorShape) else TensorShape(shape), dtypes.as_dtype(dtype))
+
+
+__all__ = ["OPS", "OpDef", "ShapeError", "register_op", "register_gradient", "RegisterGradient",
+           "NotDifferentiable", "NoGradient", "gradient_function", "apply_op", "output_spec",
+           "TensorBase", "is_symbolic"]

@@ -1,0 +1,173 @@
+"""Runs part of a graph: prune to what the fetches need, order it, execute each op's kernel.
+
+`Session.run` and `webflow.function` both call `make_plan` once per (fetches, feeds) signature and
+`execute` on every run, so the per-run cost is one loop over the ordered ops.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import deque
+from typing import Any
+
+from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError, OpError
+from webflow.ops.constants import shape_text
+from webflow.ops.registry import gradient_function  # noqa: F401  (re-exported for debug tools)
+
+CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+class GraphKernelContext:
+    """What a stateful kernel may use when run by the executor: its op, and the session's resources."""
+
+    __slots__ = ("op", "resources", "session", "run_state")
+
+    def __init__(self, op: Any, resources: dict, session: Any, run_state: dict):
+        self.op = op
+        self.resources = resources
+        self.session = session
+        self.run_state = run_state
+
+    @property
+    def op_name(self) -> str:
+        return self.op.name
+
+    def ref_key(self, index: int) -> str:
+        """The name of the variable that input `index` refers to (following ref-passing identities)."""
+        tensor = self.op.inputs[index]
+        while tensor.op.type in ("Identity", "RefIdentity") and tensor.dtype.is_ref_dtype:
+            tensor = tensor.op.inputs[0]
+        return tensor.op.name
+
+
+class Plan:
+    """The ordered ops one (fetches, feeds) signature needs."""
+
+    def __init__(self, ops: list, fetches: list, fed_uids: frozenset):
+        self.ops = ops
+        self.fetches = fetches
+        self.fed_uids = fed_uids
+        self.logged = False
+        # ops that read a variable's value (not its reference): they must find it initialised
+        self.value_readers = {op._id for op in ops if _reads_ref_value(op)}
+
+
+def _reads_ref_value(op: Any) -> bool:
+    names = op._opdef.inputs
+    return any(t.dtype.is_ref_dtype and not (i < len(names) and names[i].startswith("ref"))
+               for i, t in enumerate(op.inputs))
+
+
+def make_plan(fetch_tensors: list, target_ops: list, fed_uids: frozenset) -> Plan:
+    """Prunes to the ops that the fetches and targets need (stopping at fed tensors), then orders them."""
+    needed: dict[int, Any] = {}
+    stack = [t.op for t in fetch_tensors if t._uid not in fed_uids] + list(target_ops)
+    while stack:
+        op = stack.pop()
+        if op._id in needed:
+            continue
+        needed[op._id] = op
+        stack.extend(t.op for t in op.inputs if t._uid not in fed_uids)
+        stack.extend(op.control_inputs)
+    return Plan(_topological_order(needed), fetch_tensors, fed_uids)
+
+
+def _topological_order(needed: dict) -> list:
+    """Kahn's algorithm: repeatedly run an op whose needed inputs have all been produced."""
+    pending = {}
+    consumers: dict[int, list] = {op_id: [] for op_id in needed}
+    for op_id, op in needed.items():
+        producers = {t.op._id for t in op.inputs if t.op._id in needed}
+        producers |= {c._id for c in op.control_inputs if c._id in needed}
+        pending[op_id] = len(producers)
+        for producer in producers:
+            consumers[producer].append(op_id)
+    ready = deque(sorted(op_id for op_id, count in pending.items() if count == 0))
+    order = []
+    while ready:
+        op_id = ready.popleft()
+        order.append(needed[op_id])
+        for consumer in consumers[op_id]:
+            pending[consumer] -= 1
+            if pending[consumer] == 0:
+                ready.append(consumer)
+    if len(order) != len(needed):
+        cycle = sorted(op.name for op_id, op in needed.items() if pending[op_id] > 0)
+        raise InvalidArgumentError(None, None, f"Graph has a cycle among ops: {', '.join(cycle[:10])}")
+    return order
+
+
+def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
+            log_placement: bool = False, trace: list | None = None) -> dict:
+    """Runs the plan's ops in order; returns {tensor uid: value} for every tensor produced or fed."""
+    values = dict(feeds)
+    run_state: dict = {}
+    if log_placement and not plan.logged:
+        _log_placement(plan.ops)
+        plan.logged = True
+    for op in plan.ops:
+        opdef = op._opdef
+        args = [values[t._uid] for t in op.inputs]
+        if op._id in plan.value_readers:
+            check_initialized(op, args)
+        started = time.perf_counter() if trace is not None else 0.0
+        try:
+            if opdef.needs_context:
+                result = opdef.kernel(GraphKernelContext(op, resources, session, run_state), *args, **op._attrs)
+            else:
+                result = opdef.kernel(*args, **op._attrs)
+        except OpError as error:
+            raise _with_op(error, op) from None
+        except (ValueError, IndexError, TypeError, ArithmeticError, KeyError) as error:
+            raise kernel_error(op, args, error) from None
+        if trace is not None:
+            trace.append((op, started, time.perf_counter()))
+        outputs = op._outputs
+        if len(outputs) == 1:
+            values[outputs[0]._uid] = result
+        elif outputs:
+            for tensor, value in zip(outputs, result):
+                values[tensor._uid] = value
+    return values
+
+
+def check_initialized(op: Any, args: list) -> None:
+    from webflow.ops.state_ops import UNINITIALIZED
+
+    for tensor, value in zip(op.inputs, args):
+        if value is UNINITIALIZED:
+            name = tensor.op.name
+            raise FailedPreconditionError(
+                None, op, f"Attempting to use uninitialized value {name}\n\t [[{{{{node {op.name}}}}}]]")
+
+
+def _with_op(error: OpError, op: Any) -> OpError:
+    if error.op is None:
+        error._op = op
+    return error
+
+
+def kernel_error(op: Any, args: list, error: Exception) -> InvalidArgumentError:
+    """An InvalidArgumentError that names the op, its type and the shapes of the values it got."""
+    described = ", ".join(f"{t.name} {shape_text_of(v)}" for t, v in zip(op.inputs, args))
+    return InvalidArgumentError(
+        None, op, f"{op.type} op '{op.name}' failed on inputs ({described}): {error}\n\t [[{{{{node {op.name}}}}}]]")
+
+
+def shape_text_of(value: Any) -> str:
+    shape = getattr(value, "shape", None)
+    return "[]" if shape is None else "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _log_placement(ops: list) -> None:
+    from webflow.backends.numpy_backend import NAME
+
+    for op in ops:
+        device = op.device or CPU_DEVICE
+        if not device.startswith("/job:"):
+            device = "/job:localhost/replica:0/task:0" + device
+        print(f"{op.name}: ({op.type}): {device} [backend: {NAME}]", file=sys.stderr)
+
+
+__all__ = ["make_plan", "execute", "Plan", "GraphKernelContext", "kernel_error", "shape_text"]

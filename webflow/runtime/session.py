@@ -1,0 +1,190 @@
+"""`Session`: runs graph fragments. `run` reads top to bottom as its four steps:
+normalise the fetches, validate the feeds, prune + order (cached as a Plan), execute.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from webflow.backends.numpy_backend import np
+from webflow.framework import context
+from webflow.framework.default_session import pop_session, push_session
+from webflow.framework.graph import Graph, Operation
+from webflow.framework.tensor import Tensor, TensorBase
+from webflow.runtime import executor
+from webflow.runtime.config import ConfigProto, NodeExecStats, RunOptions
+from webflow.runtime.fetches import FetchStructure
+
+
+class BaseSession:
+    """One graph, one set of variable values (the resource store), many `run` calls."""
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None):
+        self._graph = graph if graph is not None else context.get_default_graph()
+        self._config = config or ConfigProto()
+        self._closed = False
+        self._resources: dict[str, Any] = {}
+        self._plans: dict[tuple, executor.Plan] = {}
+        self._default_context: Any = None
+
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    @property
+    def sess_str(self) -> str:
+        return ""
+
+    def list_devices(self) -> list:
+        return [executor.CPU_DEVICE]
+
+    # --- run ---------------------------------------------------------------------------------------
+    def run(self, fetches: Any, feed_dict: dict | None = None, options: RunOptions | None = None,
+            run_metadata: Any = None) -> Any:
+        """Evaluates `fetches` (any nest of tensors, ops, names) with `feed_dict` substituted."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        structure = FetchStructure(self._graph, fetches)
+        feeds = self._validated_feeds(feed_dict or {})
+        plan = self._plan_for(structure, feeds)
+        trace = [] if options is not None and options.trace_level else None
+        values = executor.execute(plan, feeds, self._resources, self,
+                                  self._config.log_device_placement, trace)
+        if trace is not None and run_metadata is not None:
+            _fill_run_metadata(run_metadata, trace, values)
+        return structure.build([values[t._uid] if t is not None else None for t in structure.tensors])
+
+    def _plan_for(self, structure: FetchStructure, feeds: dict) -> executor.Plan:
+        key = (tuple(t._uid for t in structure.tensors if t is not None),
+               tuple(op._id for op in structure.targets), frozenset(feeds))
+        plan = self._plans.get(key)
+        if plan is None:
+            tensors = [t for t in structure.tensors if t is not None]
+            plan = executor.make_plan(tensors, structure.targets, frozenset(feeds))
+            self._plans[key] = plan
+        return plan
+
+    def _validated_feeds(self, feed_dict: dict) -> dict:
+        """{tensor uid: array}, after checking each key is a feedable tensor of this graph and each value fits it."""
+        feeds: dict[int, Any] = {}
+        for key, value in feed_dict.items():
+            tensor = self._feed_target(key)
+            if isinstance(value, TensorBase):
+                raise TypeError(
+                    "The value of a feed cannot be a tf.Tensor object. Acceptable feed values include Python "
+                    "scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, the tensor "
+                    f"object was {value} which was passed to the argument `feed_dict` with key {tensor}.")
+            feeds[tensor._uid] = self._feed_value(tensor, value)
+        return feeds
+
+    def _feed_target(self, key: Any) -> Tensor:
+        try:
+            tensor = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+        except Exception as error:  # TF wraps every lookup failure the same way
+            raise TypeError(f"Cannot interpret feed_dict key as Tensor: {error.args[0]}") from None
+        if not self._graph.is_feedable(tensor):
+            raise ValueError(f"Tensor {tensor.name} may not be fed.")
+        return tensor
+
+    @staticmethod
+    def _feed_value(tensor: Tensor, value: Any) -> Any:
+        dtype = tensor.dtype.base_dtype
+        try:
+            array = _as_feed_array(value, dtype)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"Cannot feed {_describe(value)} to Tensor {tensor.name} of dtype {dtype.name}: "
+                            f"{error}") from None
+        if not tensor.shape.is_compatible_with(array.shape):
+            raise ValueError(f"Cannot feed value of shape {array.shape} for Tensor {tensor.name}, "
+                             f"which has shape {tensor.shape}")
+        return array
+
+    # --- lifetime ----------------------------------------------------------------------------------
+    def close(self) -> None:
+        self._closed = True
+        self._resources.clear()
+
+    @contextlib.contextmanager
+    def as_default(self) -> Iterator[BaseSession]:
+        push_session(self)
+        try:
+            with self._graph.as_default():
+                yield self
+        finally:
+            pop_session(self)
+
+    def __enter__(self) -> BaseSession:
+        self._default_context = self.as_default()
+        self._default_context.__enter__()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self._default_context.__exit__(*exc_info)
+        self._default_context = None
+        self.close()
+
+    def make_callable(self, fetches: Any, feed_list: list | None = None, accept_options: bool = False) -> Any:
+        feed_list = list(feed_list or [])
+
+        def callable_(*args: Any, **kwargs: Any) -> Any:
+            return self.run(fetches, dict(zip(feed_list, args)), **kwargs)
+
+        return callable_
+
+
+def _as_feed_array(value: Any, dtype: Any) -> Any:
+    """The fed value as an array of the placeholder's dtype; refuses lossy conversions (1.5 into int32)."""
+    if dtype.name == "string":
+        from webflow.ops.convert import to_numpy
+
+        return to_numpy(value, dtype)
+    source = np.asarray(value)
+    if source.dtype.kind in "USO":
+        raise TypeError(f"could not convert string or object values to {dtype.name}")
+    array = source.astype(dtype.as_numpy_dtype)
+    if source.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool) and np.any(array != source):
+        raise TypeError("the values are not whole numbers; cast them explicitly if truncation is intended")
+    if source.dtype.kind in "iu" and dtype.is_integer and np.any(array != source):
+        raise TypeError(f"the values do not fit in {dtype.name}; try a larger type (e.g. int64)")
+    return array
+
+
+def _describe(value: Any) -> str:
+    shape = getattr(np.asarray(value, dtype=object), "shape", ())
+    return f"a value of type {type(value).__name__} and shape {shape}"
+
+
+def _fill_run_metadata(run_metadata: Any, trace: list, values: dict) -> None:
+    if not trace:
+        return
+    origin = trace[0][1]
+    stats = run_metadata.step_stats.dev_stats
+    for op, started, ended in trace:
+        shapes = [list(getattr(values.get(t._uid), "shape", ())) for t in op.outputs]
+        stats.append(NodeExecStats(op.name, op.type, (started - origin) * 1e6, (ended - started) * 1e6,
+                                   shapes, op.device or executor.CPU_DEVICE))
+
+
+class Session(BaseSession):
+    """`tf.Session`: use as a context manager so it closes and becomes the default session inside."""
+
+
+class InteractiveSession(BaseSession):
+    """A session that makes itself the default on creation (for notebooks and shells)."""
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None):
+        super().__init__(target, graph, config)
+        self._default_context = self.as_default()
+        self._default_context.__enter__()
+
+    def close(self) -> None:
+        if self._default_context is not None:
+            self._default_context.__exit__(None, None, None)
+            self._default_context = None
+        super().close()
+
+
+def _is_operation(value: Any) -> bool:
+    return isinstance(value, Operation)
