@@ -144,29 +144,27 @@ def convert_n_to_tensor(values: list, dtype: Any = None, name: str | None = None
 
 
 def convert_inputs(opdef: Any, inputs: list, graph: Any) -> list:
-    """Converts an op's inputs, unifying dtypes of `opdef.same_dtype` inputs as TF's type attrs do."""
-    converted: list = [None] * len(inputs)
-    for i, value in enumerate(inputs):
-        if isinstance(value, TensorBase) or _registered_conversion(value) is not None:
-            converted[i] = convert_to_tensor(value, as_ref=_is_ref_input(opdef, i))
+    """Converts an op's inputs left to right, as TF's op builder does: the first input of the
+    `same_dtype` group fixes the dtype and later Python values are converted to it, so `add(x, 1)`
+    works on float32 x while `add(1, x)` raises TypeError (1 became int32 first)."""
     group = range(len(inputs)) if opdef.same_dtype == "all" else opdef.same_dtype
+    converted: list = []
     group_dtype, group_index = None, None
-    for i in group:
-        if i < len(inputs) and converted[i] is not None:
-            group_dtype, group_index = converted[i].dtype.base_dtype, i
-            break
     for i, value in enumerate(inputs):
-        if converted[i] is None:
-            dtype = group_dtype if i in group else None
-            converted[i] = convert_to_tensor(value, dtype=dtype, name=_input_name(opdef, i))
-    if group_dtype is None and len(group):
-        group_index = group[0] if isinstance(group, tuple) else 0
-        group_dtype = converted[group_index].dtype.base_dtype if converted else None
-    for i in group:
-        if i < len(converted) and converted[i].dtype.base_dtype is not group_dtype:
-            raise TypeError(
-                f"Input '{_input_name(opdef, i)}' of '{opdef.type}' Op has type {converted[i].dtype.base_dtype.name} "
-                f"that does not match type {group_dtype.name} of argument '{_input_name(opdef, group_index)}'.")
+        in_group = i in group
+        dtype = group_dtype if in_group else None
+        if isinstance(value, TensorBase) or _registered_conversion(value) is not None:
+            tensor = convert_to_tensor(value, as_ref=_is_ref_input(opdef, i))
+        else:
+            tensor = convert_to_tensor(value, dtype=dtype, name=_input_name(opdef, i))
+        if in_group:
+            if group_dtype is None:
+                group_dtype, group_index = tensor.dtype.base_dtype, i
+            elif tensor.dtype.base_dtype is not group_dtype:
+                raise TypeError(
+                    f"Input '{_input_name(opdef, i)}' of '{opdef.type}' Op has type {tensor.dtype.base_dtype.name} "
+                    f"that does not match type {group_dtype.name} of argument '{_input_name(opdef, group_index)}'.")
+        converted.append(tensor)
     if opdef.allowed is not None and converted:
         index = group_index if group_index is not None else 0
         dtype = converted[index].dtype.base_dtype
