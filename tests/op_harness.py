@@ -105,7 +105,8 @@ def numerical_gradient(case: OpCase, inputs: list, index: int, weights: list, ep
         plus, minus = x.copy(), x.copy()
         plus[position] += eps
         minus[position] -= eps
-        grad[position] = (objective(_replace(inputs, index, plus)) - objective(_replace(inputs, index, minus))) / (2 * eps)
+        difference = objective(_replace(inputs, index, plus)) - objective(_replace(inputs, index, minus))
+        grad[position] = difference / (2 * eps)
     return grad
 
 

@@ -39,7 +39,8 @@ def test_feed_errors_name_the_tensor_and_shapes():
     i = tf.placeholder(tf.int32, [], name="i")
     y = x + 1.0
     with tf.Session() as sess:
-        with pytest.raises(ValueError, match=r"Cannot feed value of shape \(3,\) for Tensor x:0, which has shape \(\?, 2\)"):
+        expected = r"Cannot feed value of shape \(3,\) for Tensor x:0, which has shape \(\?, 2\)"
+        with pytest.raises(ValueError, match=expected):
             sess.run(y, {x: [1, 2, 3]})
         with pytest.raises(TypeError, match="Cannot interpret feed_dict key as Tensor: The name 'nope:0'"):
             sess.run(y, {"nope:0": 1})
@@ -62,8 +63,8 @@ def test_unfed_placeholder_and_uninitialized_variable():
     x = tf.placeholder(tf.float32, [None, 2], name="x")
     v = tf.Variable(1.0, name="v")
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"You must feed a value for placeholder tensor 'x' with dtype float and shape \[\?,2\]"):
+        expected = r"You must feed a value for placeholder tensor 'x' with dtype float and shape \[\?,2\]"
+        with pytest.raises(tf.errors.InvalidArgumentError, match=expected):
             sess.run(x + 1.0)
         with pytest.raises(tf.errors.FailedPreconditionError, match="Attempting to use uninitialized value v"):
             sess.run(v + 1.0)

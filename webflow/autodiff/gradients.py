@@ -40,7 +40,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients", co
               unconnected_gradients: str = UnconnectedGradients.NONE) -> list:
     """Symbolic d(sum of ys)/d(x) for each x in xs; None for an x that ys do not depend on."""
     if context.executing_eagerly():
-        raise RuntimeError("tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape instead.")
+        raise RuntimeError("tf.gradients is not supported when eager execution is enabled. "
+                           "Use tf.GradientTape instead.")
     ys = [_as_graph_tensor(y) for y in _as_list(ys)]
     xs = [_as_graph_tensor(x) for x in _as_list(xs)]
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)

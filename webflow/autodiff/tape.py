@@ -101,7 +101,8 @@ class GradientTape:
             elif not (item.dtype.is_floating or item.dtype.base_dtype.name == "resource"):
                 import warnings
 
-                warnings.warn(f"The dtype of the watched tensor must be floating (e.g. tf.float32), got {item.dtype!r}")
+                warnings.warn(f"The dtype of the watched tensor must be floating (e.g. tf.float32), got {item.dtype!r}",
+                              stacklevel=2)
                 self._watched.add(item._uid)
             else:
                 self._watched.add(item._uid)

@@ -15,7 +15,7 @@ class OpError(Exception):
 
     error_code = UNKNOWN
 
-    def __init__(self, node_def: Any, op: Any, message: str, *args: Any):
+    def __init__(self, node_def: Any = None, op: Any = None, message: str = "", *args: Any):
         super().__init__(message)
         self._node_def = node_def
         self._op = op
@@ -40,30 +40,101 @@ class OpError(Exception):
         return type(self), (self._node_def, self._op, self._message)
 
 
-def _error_class(name: str, code: int, doc: str) -> type:
-    def __init__(self, node_def: Any = None, op: Any = None, message: str = "", *args: Any):
-        OpError.__init__(self, node_def, op, message)
+class CancelledError(OpError):
+    """The operation was cancelled."""
 
-    return type(name, (OpError,), {"__init__": __init__, "error_code": code, "__doc__": doc})
+    error_code = CANCELLED
 
 
-CancelledError = _error_class("CancelledError", CANCELLED, "The operation was cancelled.")
-UnknownError = _error_class("UnknownError", UNKNOWN, "An unknown error.")
-InvalidArgumentError = _error_class("InvalidArgumentError", INVALID_ARGUMENT, "An op got a bad argument at run time.")
-DeadlineExceededError = _error_class("DeadlineExceededError", DEADLINE_EXCEEDED, "A deadline expired.")
-NotFoundError = _error_class("NotFoundError", NOT_FOUND, "A requested entity (file, variable) was not found.")
-AlreadyExistsError = _error_class("AlreadyExistsError", ALREADY_EXISTS, "The entity already exists.")
-PermissionDeniedError = _error_class("PermissionDeniedError", PERMISSION_DENIED, "Not permitted.")
-UnauthenticatedError = _error_class("UnauthenticatedError", UNAUTHENTICATED, "No valid credentials.")
-ResourceExhaustedError = _error_class("ResourceExhaustedError", RESOURCE_EXHAUSTED, "Out of memory or quota.")
-FailedPreconditionError = _error_class(
-    "FailedPreconditionError", FAILED_PRECONDITION, "The system is not in a state to run the op (e.g. uninitialized variable).")
-AbortedError = _error_class("AbortedError", ABORTED, "The operation was aborted.")
-OutOfRangeError = _error_class("OutOfRangeError", OUT_OF_RANGE, "Iterated past the end of a dataset or range.")
-UnimplementedError = _error_class("UnimplementedError", UNIMPLEMENTED, "The operation is not implemented.")
-InternalError = _error_class("InternalError", INTERNAL, "An internal invariant was broken.")
-UnavailableError = _error_class("UnavailableError", UNAVAILABLE, "The runtime is unavailable.")
-DataLossError = _error_class("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption (e.g. a bad record).")
+class UnknownError(OpError):
+    """An unknown error."""
+
+    error_code = UNKNOWN
+
+
+class InvalidArgumentError(OpError):
+    """An op got a bad argument at run time (a wrong shape, an index out of range, an unfed placeholder)."""
+
+    error_code = INVALID_ARGUMENT
+
+
+class DeadlineExceededError(OpError):
+    """A deadline expired."""
+
+    error_code = DEADLINE_EXCEEDED
+
+
+class NotFoundError(OpError):
+    """A requested entity (a file, a variable in a checkpoint) was not found."""
+
+    error_code = NOT_FOUND
+
+
+class AlreadyExistsError(OpError):
+    """The entity already exists."""
+
+    error_code = ALREADY_EXISTS
+
+
+class PermissionDeniedError(OpError):
+    """Not permitted."""
+
+    error_code = PERMISSION_DENIED
+
+
+class UnauthenticatedError(OpError):
+    """No valid credentials."""
+
+    error_code = UNAUTHENTICATED
+
+
+class ResourceExhaustedError(OpError):
+    """Out of memory or quota."""
+
+    error_code = RESOURCE_EXHAUSTED
+
+
+class FailedPreconditionError(OpError):
+    """The system is not in a state to run the op (e.g. an uninitialized variable)."""
+
+    error_code = FAILED_PRECONDITION
+
+
+class AbortedError(OpError):
+    """The operation was aborted."""
+
+    error_code = ABORTED
+
+
+class OutOfRangeError(OpError):
+    """Iterated past the end of a dataset or range."""
+
+    error_code = OUT_OF_RANGE
+
+
+class UnimplementedError(OpError):
+    """The operation is not implemented."""
+
+    error_code = UNIMPLEMENTED
+
+
+class InternalError(OpError):
+    """An internal invariant was broken."""
+
+    error_code = INTERNAL
+
+
+class UnavailableError(OpError):
+    """The runtime is unavailable."""
+
+    error_code = UNAVAILABLE
+
+
+class DataLossError(OpError):
+    """Unrecoverable data loss or corruption (e.g. a corrupt record)."""
+
+    error_code = DATA_LOSS
+
 
 _BY_CODE = {cls.error_code: cls for cls in (
     CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,

@@ -65,7 +65,8 @@ def assign_kernel(context: Any, ref: Any, value: Any, *, validate_shape: bool = 
     key = context.ref_key(0)
     if validate_shape and key in context.resources and np.shape(context.resources[key]) != np.shape(value):
         raise InvalidArgumentError(None, context.op, f"Assign requires shapes of both tensors to match. "
-                                   f"lhs shape= {list(np.shape(context.resources[key]))} rhs shape= {list(np.shape(value))}")
+                                   f"lhs shape= {list(np.shape(context.resources[key]))} "
+                                   f"rhs shape= {list(np.shape(value))}")
     context.resources[key] = value
     return value
 
@@ -144,13 +145,15 @@ def assign_variable_kernel(handle: Any, value: Any, *, dtype: Any) -> None:
     _resource_assign(handle, value, lambda old, new: new)
 
 
-@register_op("AssignAddVariableOp", "AssignAddVariableOp", inputs=("resource", "value"), shape=no_outputs, stateful=True)
+@register_op("AssignAddVariableOp", "AssignAddVariableOp", inputs=("resource", "value"), shape=no_outputs,
+             stateful=True)
 def assign_add_variable_kernel(handle: Any, value: Any, *, dtype: Any) -> None:
     """variable <- variable + value."""
     _resource_assign(handle, value, lambda old, new: old + new)
 
 
-@register_op("AssignSubVariableOp", "AssignSubVariableOp", inputs=("resource", "value"), shape=no_outputs, stateful=True)
+@register_op("AssignSubVariableOp", "AssignSubVariableOp", inputs=("resource", "value"), shape=no_outputs,
+             stateful=True)
 def assign_sub_variable_kernel(handle: Any, value: Any, *, dtype: Any) -> None:
     """variable <- variable - value."""
     _resource_assign(handle, value, lambda old, new: old - new)
@@ -322,16 +325,19 @@ class RefVariable(_VariableOperators):
             return control_flow_ops.cond(initialized, self.read_value, lambda: self._initial_value)
         return self._initial_value
 
-    def assign(self, value: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
+    def assign(self, value: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
         result = apply_op("Assign", [self._variable, value], {"validate_shape": True, "use_locking": use_locking},
                           name=name)
         return result if read_value else result.op
 
-    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
+    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
         result = apply_op("AssignAdd", [self._variable, delta], {"use_locking": use_locking}, name=name)
         return result if read_value else result.op
 
-    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
         result = apply_op("AssignSub", [self._variable, delta], {"use_locking": use_locking}, name=name)
         return result if read_value else result.op
 
@@ -355,7 +361,8 @@ class RefVariable(_VariableOperators):
 def Session_feed(variable: Any, value: Any) -> Any:  # noqa: N802 - reads like the TF call it replaces
     array = np.asarray(value, dtype=variable.dtype.base_dtype.as_numpy_dtype)
     if not variable.shape.is_compatible_with(array.shape):
-        raise ValueError(f"Cannot load value of shape {array.shape} into variable {variable.name} of shape {variable.shape}")
+        raise ValueError(f"Cannot load value of shape {array.shape} into variable {variable.name} "
+                         f"of shape {variable.shape}")
     return array
 
 
@@ -419,17 +426,20 @@ class ResourceVariable(_VariableOperators):
     def numpy(self) -> Any:
         return self._value.copy() if self._value.ndim else self._value[()]
 
-    def assign(self, value: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
+    def assign(self, value: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
         apply_op("AssignVariableOp", [self.handle, convert_to_tensor(value, dtype=self._dtype)],
                  {"dtype": self._dtype}, name=name)
         return self if read_value else None
 
-    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
+    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
         apply_op("AssignAddVariableOp", [self.handle, convert_to_tensor(delta, dtype=self._dtype)],
                  {"dtype": self._dtype}, name=name)
         return self if read_value else None
 
-    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
         apply_op("AssignSubVariableOp", [self.handle, convert_to_tensor(delta, dtype=self._dtype)],
                  {"dtype": self._dtype}, name=name)
         return self if read_value else None
