@@ -46,7 +46,7 @@ def test_feed_errors_name_the_tensor_and_shapes():
             sess.run(y, {"nope:0": 1})
         with pytest.raises(TypeError, match="i:0"):
             sess.run(i, {i: 1.5})
-        with pytest.raises(TypeError, match="i:0"):
+        with pytest.raises(ValueError, match="i:0"):
             sess.run(i, {i: "text"})
         with pytest.raises(TypeError, match="cannot be a tf.Tensor"):
             sess.run(y, {x: tf.constant([[1.0, 2.0]])})

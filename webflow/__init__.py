@@ -12,4 +12,20 @@ from webflow.framework.context import executing_eagerly
 from webflow.framework.scopes import control_dependencies, device
 from webflow.framework.scopes import name_scope_v2 as name_scope
 
+# --- function (runtime/function.py): tf.function ---
+from webflow.runtime.function import TensorSpec, function
+
+# --- nn (nn/): tf.nn ---
+from webflow import nn
+
+# --- random (random.py): tf.random ---
+from webflow import random
+
+# --- math (math.py): tf.math, and TF2 signatures of names TF1 spells differently ---
+from webflow import math
+from webflow.ops.logic_ops import where
+from webflow.ops.reduction_ops import (
+    argmax, argmin, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_min, reduce_prod,
+)
+
 __version__ = "0.1.0"

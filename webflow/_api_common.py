@@ -26,19 +26,42 @@ from webflow.autodiff.tape import GradientTape
 from webflow.ops.math_ops import (
     add, add_n, cast, divide, matmul, multiply, negative, reduce_mean, reduce_sum, subtract, truediv,
 )
+# (ops/unary_math_ops.py, binary_math_ops.py, logic_ops.py, reduction_ops.py; names TF1 and TF2 share)
+from webflow.ops.unary_math_ops import abs, cos, exp, floor, round, sigmoid, sign, sin, sqrt, square, tanh
+from webflow.ops.binary_math_ops import maximum, minimum, pow, realdiv, tensordot, truncatediv, truncatemod
+from webflow.ops.logic_ops import (
+    equal, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or, not_equal,
+)
+from webflow.ops.reduction_ops import cumsum
 
 # --- array (ops/array_ops.py) ---
 from webflow.ops.array_ops import (
     broadcast_to, concat, fill, identity, one_hot, ones, ones_like, range, rank, reshape, shape, size,
     split, stack, stop_gradient, unstack, zeros, zeros_like,
 )
+from webflow.ops.indexing_ops import slice, strided_slice
+from webflow.ops.gather_ops import gather_v2 as gather, gather_nd_v2 as gather_nd, boolean_mask_v2 as boolean_mask
+from webflow.ops.gather_ops import scatter_nd
+from webflow.ops.manip_ops import (
+    identity_n, invert_permutation, reverse, sequence_mask, shape_n, tile,
+    expand_dims_v2 as expand_dims, pad_v2 as pad, squeeze_v2 as squeeze, transpose_v2 as transpose,
+)
+from webflow.ops.manip_ops import reverse as reverse_v2
+newaxis = None
 
 # --- control flow (ops/control_flow_ops.py) ---
 from webflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from webflow.ops.control_flow_ops import case
+from webflow.ops.control_flow_ops import cond_v2 as cond
+from webflow.ops.control_flow_ops import while_loop_v2 as while_loop
 
 # --- state (ops/state_ops.py) ---
 from webflow.ops.state_ops import Variable
 
 # --- random (ops/random_ops.py) ---
+# (none shared: TF2 has only tf.random.*, TF1 adds tf.random_normal ...; see the facades)
 
 # --- nn (nn/) ---
+
+# --- gradient clipping (train/clip_ops.py) ---
+from webflow.train.clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm

@@ -48,7 +48,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients", co
     stop_ops = {_as_graph_tensor(t).op._id for t in _as_list(stop_gradients)} if stop_gradients is not None else set()
     graph = ys[0].graph
     with graph.as_default(), graph.name_scope(name):
-        grads = _backpropagate(graph, ys, xs, grad_ys, stop_ops)
+        grads = _backpropagate(graph, ys, xs, grad_ys, stop_ops, gate_gradients)
         results = [aggregate(grads.get(x._uid, [])) for x in xs]
         if unconnected_gradients == UnconnectedGradients.ZERO:
             from webflow.ops import array_ops
@@ -83,7 +83,7 @@ def _between_ops(graph: Any, ys: list, xs: list, stop_ops: set) -> dict:
     return between
 
 
-def _backpropagate(graph: Any, ys: list, xs: list, grad_ys: list, stop_ops: set) -> dict:
+def _backpropagate(graph: Any, ys: list, xs: list, grad_ys: list, stop_ops: set, gate: bool) -> dict:
     between = _between_ops(graph, ys, xs, stop_ops)
     pending = {op_id: 0 for op_id in between}
     for op in between.values():
@@ -102,7 +102,7 @@ def _backpropagate(graph: Any, ys: list, xs: list, grad_ys: list, stop_ops: set)
         done.add(op._id)
         feeds_between = any(t.op._id in between for t in op.inputs)
         if op._id in between and op._id not in stop_ops and feeds_between:
-            _apply_gradient_rule(op, grads)
+            _apply_gradient_rule(op, grads, gate)
         for tensor in op.inputs:
             producer = tensor.op
             if producer._id in pending:
@@ -130,7 +130,7 @@ def _initial_grad(y: Tensor, grad_y: Any, index: int) -> Any:
     return array_ops.fill(array_ops.shape(y), constant(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{index}"))
 
 
-def _apply_gradient_rule(op: Any, grads: dict) -> None:
+def _apply_gradient_rule(op: Any, grads: dict, gate: bool) -> None:
     out_grads = [aggregate(grads.get(t._uid, [])) for t in op.outputs]
     if all(g is None for g in out_grads):
         return
@@ -144,7 +144,13 @@ def _apply_gradient_rule(op: Any, grads: dict) -> None:
 
             out_grads = [array_ops.zeros_like(t) if g is None else g for g, t in zip(out_grads, op.outputs)]
         in_grads = rule(op, *out_grads)
-    in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+        in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+        if gate and sum(g is not None for g in in_grads) > 1:
+            # gate_gradients: all of this op's input gradients exist before any consumer (e.g. an
+            # optimizer's update of a variable another gradient still reads) can use one of them
+            from webflow.ops.control_flow_ops import tuple as gated_tuple
+
+            in_grads = gated_tuple(in_grads)
     if len(in_grads) != len(op.inputs):
         raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.name} ({op.type}) "
                          f"do not match num inputs {len(op.inputs)}")

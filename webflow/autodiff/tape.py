@@ -15,6 +15,9 @@ from webflow.framework import context
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.registry import gradient_function
 
+# Ops that read the variables whose handles they take (the call op runs a traced wf.function).
+_READS_VARIABLES = ("ReadVariableOp", "PartitionedCall", "StatefulPartitionedCall")
+
 
 class EagerOp:
     """What a gradient rule sees of an op that ran eagerly: type, inputs, outputs, attrs."""
@@ -85,10 +88,11 @@ class GradientTape:
         self._recording = False
 
     def _record(self, opdef: Any, attrs: dict, inputs: list, outputs: list) -> None:
-        if opdef.type == "ReadVariableOp" and self._watch_accessed_variables:
-            variable = inputs[0]._value
-            if getattr(variable, "trainable", False):
-                self._watch_variable(variable)
+        if opdef.type in _READS_VARIABLES and self._watch_accessed_variables:
+            for handle in inputs:  # a wf.function call reads every variable whose handle it takes
+                variable = handle._value
+                if handle.dtype.name == "resource" and getattr(variable, "trainable", False):
+                    self._watch_variable(variable)
         if any(t._uid in self._watched for t in inputs):
             self._entries.append(EagerOp(opdef.type, inputs, outputs, attrs))
             self._watched.update(t._uid for t in outputs)

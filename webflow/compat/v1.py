@@ -27,8 +27,48 @@ from webflow.ops.state_ops import (
 from webflow.runtime.config import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from webflow.runtime.session import InteractiveSession, Session
 
+# --- variable scopes and initializers (ops/variable_scope.py, ops/init_ops.py) ---
+from webflow.ops.variable_scope import (
+    AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope, no_regularizer,
+    variable_op_scope, variable_scope,
+)
+from webflow.ops.init_ops import (
+    constant_initializer, glorot_normal_initializer, glorot_uniform_initializer, ones_initializer,
+    orthogonal_initializer, random_normal_initializer, random_uniform_initializer, truncated_normal_initializer,
+    uniform_unit_scaling_initializer, variance_scaling_initializer, zeros_initializer,
+)
+from webflow.ops.init_ops import initializers_namespace_v1 as _initializers_namespace_v1
+
+initializers = _initializers_namespace_v1()
+
+# --- nn (nn/v1.py): TF1's tf.nn ---
+from webflow.nn import v1 as nn
+
+# --- training (train/, losses/, compat/contrib.py) ---
+from webflow import losses, train
+from webflow.compat import contrib
+
 # --- TF1 spellings of ops whose TF2 names differ (each family adds its own) ---
+# array (ops/manip_ops.py, ops/gather_ops.py): TF1 argument orders
+from webflow.ops.gather_ops import boolean_mask, gather, gather_nd
+from webflow.ops.manip_ops import expand_dims, pad, squeeze, transpose
 from webflow.ops.math_ops import to_float, to_int32, to_int64
+# math (ops/*math_ops.py, logic_ops.py, reduction_ops.py): TF1-only names and TF1 signatures
+from webflow.compat import v1_math as math
+from webflow.ops.binary_math_ops import div, div_no_nan, floordiv, floormod, mod, squared_difference
+from webflow.ops.unary_math_ops import ceil, is_finite, is_inf, is_nan, log, log1p, reciprocal, rsqrt
+from webflow.ops.logic_ops import logical_xor, where_v1 as where, where_v2
+from webflow.ops.reduction_ops import (
+    arg_max, arg_min, argmax_v1 as argmax, argmin_v1 as argmin, count_nonzero_v1 as count_nonzero, cumprod,
+    reduce_all_v1 as reduce_all, reduce_any_v1 as reduce_any, reduce_logsumexp_v1 as reduce_logsumexp,
+    reduce_max_v1 as reduce_max, reduce_min_v1 as reduce_min, reduce_prod_v1 as reduce_prod,
+)
+# control flow (ops/control_flow_ops.py): TF1's cond and while_loop unpack one-element lists
+from webflow.ops.control_flow_ops import cond, while_loop
+# random (ops/random_ops.py): TF1's top-level random ops, seeds and its tf.random namespace
+from webflow.compat import v1_random as random
+from webflow.framework.random_seed import get_seed, set_random_seed
+from webflow.ops.random_ops import multinomial, random_normal, random_shuffle, random_uniform, truncated_normal
 
 
 def disable_eager_execution() -> None:

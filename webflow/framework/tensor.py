@@ -189,6 +189,8 @@ class Tensor(TensorBase):
         return session_for(self.graph, session, "eval()").run(self, feed_dict)
 
     def __str__(self) -> str:
+        if self._shape.rank is None:  # TensorFlow leaves out a shape it knows nothing about
+            return f'Tensor("{self.name}", dtype={self._dtype.name})'
         return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
 
     def __repr__(self) -> str:

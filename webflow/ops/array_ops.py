@@ -30,7 +30,7 @@ def _identity_grad(op: Any, grad: Any) -> Any:
 
 def identity(input: Any, name: str | None = None) -> Any:  # noqa: A002 - TensorFlow's argument name
     if hasattr(input, "_is_variable") and not context.executing_eagerly():
-        input = input.value() if not hasattr(input, "_ref") else input._ref()
+        input = input.value() if not hasattr(input, "_ref") else input._ref()  # noqa: A001
     return apply_op("Identity", [input], name=name)
 
 
@@ -188,7 +188,8 @@ def _filled(shape_value: Any, value: Any, dtype: Any, name: str) -> Any:
     dtype = dtypes.as_dtype(dtype).base_dtype
     shape_value = _shape_argument(shape_value)
     known = shape_value if isinstance(shape_value, (list, tuple)) and not any(
-        hasattr(d, "dtype") for d in shape_value) else constant_value(shape_value) if hasattr(shape_value, "dtype") else None
+        hasattr(d, "dtype") for d in shape_value) else \
+        constant_value(shape_value) if hasattr(shape_value, "dtype") else None
     if known is not None:
         return constant(np.full([int(d) for d in np.asarray(known).reshape(-1)], value,
                                 dtype=dtype.as_numpy_dtype), name=name)
@@ -216,17 +217,29 @@ NotDifferentiable("OnesLike")
 
 
 def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True) -> Any:
-    tensor = convert_to_tensor(tensor)
-    if dtype is not None and dtypes.as_dtype(dtype).base_dtype is not tensor.dtype.base_dtype:
-        return zeros(shape(tensor) if not tensor.shape.is_fully_defined() else tensor.shape, dtype, name=name)
-    return apply_op("ZerosLike", [tensor], name=name)
+    """Zeros shaped like `tensor`: node "zeros_like" (a Const when the shape is static, as TF1 does)."""
+    return _filled_like(tensor, dtype, name or "zeros_like", optimize, "ZerosLike", zeros)
 
 
 def ones_like(tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True) -> Any:
-    tensor = convert_to_tensor(tensor)
-    if dtype is not None and dtypes.as_dtype(dtype).base_dtype is not tensor.dtype.base_dtype:
-        return ones(shape(tensor) if not tensor.shape.is_fully_defined() else tensor.shape, dtype, name=name)
-    return apply_op("OnesLike", [tensor], name=name)
+    """Ones shaped like `tensor`: node "ones_like"."""
+    return _filled_like(tensor, dtype, name or "ones_like", optimize, "OnesLike", ones)
+
+
+def _filled_like(tensor: Any, dtype: Any, name: str, optimize: bool, op_type: str, filled: Any) -> Any:
+    if context.executing_eagerly():
+        tensor = convert_to_tensor(tensor)
+        if dtype is not None and dtypes.as_dtype(dtype).base_dtype is not tensor.dtype.base_dtype:
+            return filled(tensor.shape, dtype)
+        return apply_op(op_type, [tensor])
+    with context.get_default_graph().name_scope(name) as scope:
+        tensor = convert_to_tensor(tensor, name="tensor")
+        dtype = tensor.dtype.base_dtype if dtype is None else dtypes.as_dtype(dtype).base_dtype
+        if optimize and tensor.shape.is_fully_defined():
+            return filled(tensor.shape.as_list(), dtype, name=scope)
+        if dtype is not tensor.dtype.base_dtype:
+            return filled(shape(tensor), dtype, name=scope)
+        return apply_op(op_type, [tensor], name=scope)
 
 
 # --- BroadcastTo, BroadcastGradientArgs ---------------------------------------------------------------
@@ -356,7 +369,8 @@ def _concat_grad(op: Any, grad: Any) -> list:
     sizes = [v.shape.as_tuple()[int(constant_value(axis))] if constant_value(axis) is not None and
              v.shape.rank is not None else None for v in values]
     if None in sizes:
-        sizes = stack([apply_op("GatherV2", [shape(v), axis, np.array(0, np.int32)], {"batch_dims": 0}) for v in values])
+        sizes = stack([apply_op("GatherV2", [shape(v), axis, np.array(0, np.int32)], {"batch_dims": 0})
+                       for v in values])
     return split(grad, sizes, axis=axis) + [None]
 
 
@@ -612,3 +626,22 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
 
 def to_dense_tensor(value: Any) -> Any:
     return convert_to_tensor(value)
+
+
+# --- ops that live in sibling modules, reachable as array_ops.<name> as in TensorFlow -------------
+_SIBLINGS = {
+    "webflow.ops.manip_ops": ("transpose", "invert_permutation", "expand_dims", "squeeze", "tile", "pad", "reverse",
+                              "shape_n", "identity_n", "sequence_mask"),
+    "webflow.ops.indexing_ops": ("strided_slice", "slice"),
+    "webflow.ops.gather_ops": ("gather", "gather_nd", "scatter_nd", "boolean_mask"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """`array_ops.transpose` etc.: imported on first use (those modules import this one)."""
+    import importlib
+
+    for module, names in _SIBLINGS.items():
+        if name in names:
+            return getattr(importlib.import_module(module), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

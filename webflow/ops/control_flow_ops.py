@@ -1,5 +1,10 @@
-"""Control flow: no_op, group, tuple, with_dependencies (and, added by the control-flow work, cond,
-case and while_loop as functional ops over traced sub-graphs).
+"""Control flow: no_op, group, tuple, with_dependencies, and cond, case and while_loop.
+
+Eager mode, cond and while_loop are plain Python `if` / `while` on the tensor's value, so the tape
+differentiates whatever ran. Graph mode, each Python callable is traced into a FuncGraph
+(framework/func_graph.py) and one functional op runs it (ops/functional_ops.py): `If` runs only the
+taken branch, `While` repeats the body. Their outputs get TF1's names through Identity ops
+(`cond/Merge`, `while/Exit`), so code that fetches tensors by name works.
 """
 
 from __future__ import annotations
@@ -9,7 +14,8 @@ from typing import Any
 
 from webflow.framework import context
 from webflow.framework.tensor import Tensor
-from webflow.ops import array_ops
+from webflow.framework.tensor_shape import TensorShape
+from webflow.ops import array_ops, functional_ops  # functional_ops registers If, While and the call ops
 from webflow.ops.registry import apply_op, register_op
 from webflow.ops.shapes import no_outputs
 
@@ -47,10 +53,13 @@ def tuple(tensors: list, name: str | None = None, control_inputs: list | None = 
     if context.executing_eagerly():
         return list(tensors)
     graph = context.get_default_graph()
-    with graph.name_scope(name or "tuple") as scope:
-        gate = group(*[t for t in tensors if t is not None], *(control_inputs or []), name="control_dependency")
-        del scope
+    with graph.name_scope(name or "tuple"):
+        gate = group(*[_gating_op(t) for t in tensors if t is not None], *(control_inputs or []))
         return [None if t is None else with_dependencies([gate], t) for t in tensors]
+
+
+def _gating_op(tensor: Any) -> Any:
+    return tensor.values.op if hasattr(tensor, "indices") else tensor
 
 
 def with_dependencies(dependencies: list, output_tensor: Any, name: str | None = None) -> Any:
@@ -60,4 +69,354 @@ def with_dependencies(dependencies: list, output_tensor: Any, name: str | None =
     graph = context.get_default_graph()
     with graph.name_scope(name or "control_dependency") as scope:
         with graph.control_dependencies(dependencies):
+            if hasattr(output_tensor, "indices"):  # IndexedSlices: gate the values, keep the indices
+                from webflow.framework.indexed_slices import IndexedSlices
+
+                values = array_ops.identity(output_tensor.values, name=scope)
+                return IndexedSlices(values, output_tensor.indices, output_tensor.dense_shape)
             return array_ops.identity(output_tensor, name=scope)
+
+
+# --- nests: the (possibly nested) structures that branches, loops and functions return ---------------
+def flatten(structure: Any) -> list:
+    """The leaves of a nest of lists, tuples, namedtuples and dicts (dict values in sorted key order)."""
+    if isinstance(structure, dict):
+        return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
+    if isinstance(structure, (list, builtins.tuple)):
+        return [leaf for item in structure for leaf in flatten(item)]
+    return [structure]
+
+
+def pack_sequence_as(structure: Any, leaves: list) -> Any:
+    """`structure` with its leaves replaced, in order, by `leaves`."""
+    iterator = iter(leaves)
+
+    def pack(item: Any) -> Any:
+        if isinstance(item, dict):
+            return {key: pack(item[key]) for key in sorted(item)}
+        if isinstance(item, (list, builtins.tuple)):
+            packed = [pack(part) for part in item]
+            if hasattr(item, "_fields"):
+                return type(item)(*packed)
+            return packed if isinstance(item, list) else builtins.tuple(packed)
+        return next(iterator)
+
+    return pack(structure)
+
+
+def _skeleton(structure: Any) -> Any:
+    """The shape of a nest with every leaf replaced by '.', for comparing structures."""
+    if isinstance(structure, dict):
+        return {key: _skeleton(value) for key, value in structure.items()}
+    if isinstance(structure, (list, builtins.tuple)):
+        return builtins.tuple(_skeleton(item) for item in structure)
+    return "."
+
+
+def _assert_same_structure(first: Any, second: Any) -> None:
+    if _skeleton(first) != _skeleton(second):
+        raise ValueError("The two structures don't have the same nested structure.\n\n"
+                         f"First structure: {first}\n\nSecond structure: {second}")
+
+
+# --- tracing a Python callable into a FuncGraph ------------------------------------------------------
+def _trace(function: Any, name: str, args: list | None = None, placeholders: list | None = None) -> tuple:
+    """(FuncGraph, structure returned) for `function(*args)` traced into a new graph.
+
+    `placeholders` are (dtype, shape) for the leaves of `args`; the graph's outputs are the returned
+    leaves as tensors of the new graph (Python values become Consts, outer tensors are captured).
+    """
+    from webflow.framework.func_graph import FuncGraph
+    from webflow.ops.convert import convert_to_tensor
+
+    outer = context.get_default_graph()
+    graph = FuncGraph(name, outer)
+    with graph.as_default():
+        inputs = [graph.add_placeholder(dtype, shape, "loop_var") for dtype, shape in (placeholders or [])]
+        graph.inputs = list(inputs)
+        result = function(*pack_sequence_as(args, inputs)) if args is not None else function()
+        outputs = []
+        for leaf in flatten(result):
+            if leaf is None:
+                continue
+            if _is_operation(leaf):
+                graph.stateful_ops.append(leaf)  # an op returned by a branch: run it when the branch runs
+                continue
+            outputs.append(graph.capture(convert_to_tensor(leaf)))
+        graph.outputs = outputs
+    return graph, result
+
+
+def _is_operation(value: Any) -> bool:
+    return hasattr(value, "node_def") and hasattr(value, "outputs") and not isinstance(value, Tensor)
+
+
+def _align_captures(graphs: list, explicit: int) -> list:
+    """Gives every graph the same inputs: its `explicit` ones, then one per tensor captured by any of them."""
+    captured: dict[int, Any] = {}
+    for graph in graphs:
+        for outer, _ in graph.captures:
+            captured.setdefault(outer._uid, outer)
+    for graph in graphs:
+        graph.inputs = graph.inputs[:explicit] + [graph.capture(outer) for outer in captured.values()]
+    return list(captured.values())
+
+
+def _relaxed(first: TensorShape, second: TensorShape) -> TensorShape:
+    """The most specific shape both fit: dims that agree are kept, others become unknown."""
+    if first.rank is None or second.rank is None or first.rank != second.rank:
+        return TensorShape(None)
+    return TensorShape([a if a == b else None for a, b in zip(first.as_tuple(), second.as_tuple())])
+
+
+def _leaves_as_results(structure: Any, tensors: list, operation: Any) -> Any:
+    """The structure a branch or loop returned, its tensor leaves replaced by the op's renamed outputs."""
+    iterator = iter(tensors)
+    leaves = [None if leaf is None else operation if _is_operation(leaf) else next(iterator)
+              for leaf in flatten(structure)]
+    return pack_sequence_as(structure, leaves)
+
+
+# --- cond ----------------------------------------------------------------------------------------------
+def cond(pred: Any, true_fn: Any = None, false_fn: Any = None, strict: bool = False, name: str | None = None,
+         fn1: Any = None, fn2: Any = None) -> Any:
+    """`true_fn()` if `pred` else `false_fn()`. Graph mode: an If op running only the taken branch.
+
+    TF1 (strict=False) returns the element of a one-element list instead of the list.
+    """
+    true_fn = true_fn if true_fn is not None else fn1
+    false_fn = false_fn if false_fn is not None else fn2
+    if not callable(true_fn):
+        raise TypeError("true_fn must be callable.")
+    if not callable(false_fn):
+        raise TypeError("false_fn must be callable.")
+    if context.executing_eagerly():
+        result = true_fn() if bool(pred) else false_fn()  # plain Python: the tape sees the ops that ran
+        return result if strict else _unpack_singleton(result)
+    if isinstance(pred, bool):
+        raise TypeError("pred must not be a Python bool")
+    from webflow.ops.convert import convert_to_tensor
+
+    graph = context.get_default_graph()
+    with graph.name_scope(name or "cond"):
+        pred = convert_to_tensor(pred)
+        if pred.dtype.base_dtype.name != "bool" or pred.shape.rank not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {pred.shape.rank} for 'cond' (pred {pred.name})"
+                             if pred.dtype.base_dtype.name == "bool" else
+                             f"pred must be a bool tensor, got {pred.dtype.base_dtype.name} ({pred.name})")
+        then_graph, then_result = _trace(true_fn, "cond_true")
+        else_graph, else_result = _trace(false_fn, "cond_false")
+        _check_branches(then_graph, then_result, else_graph, else_result)
+        inputs = _align_captures([then_graph, else_graph], 0)
+        outputs = apply_op("If", [pred] + inputs, {
+            "then_branch": then_graph, "else_branch": else_graph,
+            "Tout": [t.dtype.base_dtype for t in then_graph.outputs],
+            "output_shapes": [_relaxed(a.shape, b.shape) for a, b in zip(then_graph.outputs, else_graph.outputs)],
+        }, name="If")
+        tensors = functional_ops.output_list(outputs)
+        operation = tensors[0].op if tensors else outputs  # branches with no tensors: the If op itself
+        merged = [array_ops.identity(t, name="Merge") for t in tensors]
+    result = _leaves_as_results(then_result, merged, operation)
+    return result if strict else _unpack_singleton(result)
+
+
+def _unpack_singleton(result: Any) -> Any:
+    if isinstance(result, (list, builtins.tuple)) and len(result) == 1 and not hasattr(result, "_fields"):
+        return result[0]
+    return result
+
+
+def _check_branches(then_graph: Any, then_result: Any, else_graph: Any, else_result: Any) -> None:
+    _assert_same_structure(then_result, else_result)
+    for a, b in zip(then_graph.outputs, else_graph.outputs):
+        if a.dtype.base_dtype != b.dtype.base_dtype:
+            raise ValueError("Outputs of 'true_fn' and 'false_fn' must have the same type(s). Received "
+                             f"{a.dtype.base_dtype.name} from 'true_fn' and {b.dtype.base_dtype.name} from 'false_fn'.")
+
+
+def cond_v2(pred: Any, true_fn: Any = None, false_fn: Any = None, name: str | None = None) -> Any:
+    """TF2 `tf.cond(pred, true_fn, false_fn, name)`: returns the branches' structure as is."""
+    return cond(pred, true_fn, false_fn, strict=True, name=name)
+
+
+# --- case ----------------------------------------------------------------------------------------------
+def case(pred_fn_pairs: Any, default: Any = None, exclusive: bool = False, strict: bool = False,
+         name: str = "case") -> Any:
+    """The fn of the first pair whose pred holds, else `default()`: a chain of conds.
+
+    Without a default, the last pair's fn is the default. `exclusive` is not checked at run time.
+    """
+    pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else list(pred_fn_pairs)
+    for pair in pairs:
+        if not isinstance(pair, builtins.tuple) or len(pair) != 2:
+            raise TypeError("Each entry in pred_fn_pairs must be a 2-tuple")
+        if not callable(pair[1]):
+            raise TypeError(f"fn for pred {pair[0]} must be callable.")
+    if default is None:
+        if not pairs:
+            raise ValueError("pred_fn_pairs must not be empty when no default is given")
+        pairs, default = pairs[:-1], pairs[-1][1]
+    if context.executing_eagerly():
+        for pred, function in pairs:
+            if bool(pred):
+                return function()
+        return default()
+    graph = context.get_default_graph()
+    with graph.name_scope(name):
+        branch = default
+        for pred, function in reversed(pairs[1:]):
+            branch = _case_branch(pred, function, branch, strict)
+        if not pairs:
+            return branch()
+        return cond(pairs[0][0], pairs[0][1], branch, strict=strict)
+
+
+def _case_branch(pred: Any, function: Any, otherwise: Any, strict: bool) -> Any:
+    return lambda: cond(pred, function, otherwise, strict=strict)
+
+
+# --- while_loop ------------------------------------------------------------------------------------------
+def while_loop(cond: Any, body: Any, loop_vars: Any, shape_invariants: Any = None, parallel_iterations: int = 10,
+               back_prop: bool = True, swap_memory: bool = False, name: str | None = None,
+               maximum_iterations: Any = None, return_same_structure: bool = False) -> Any:
+    """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`; returns the final loop_vars.
+
+    Graph mode: a While op over traced cond and body graphs; the loop variables' shapes must stay
+    the same unless `shape_invariants` relaxes them. Eager mode: a Python while loop.
+    TF1 (return_same_structure=False) returns the element of a one-element list instead of the list.
+    """
+    if not callable(cond):
+        raise TypeError("cond must be callable.")
+    if not callable(body):
+        raise TypeError("body must be callable.")
+    if parallel_iterations < 1:
+        raise TypeError("parallel_iterations must be a positive integer.")
+    single = not isinstance(loop_vars, (list, builtins.tuple))
+    loop_vars = [loop_vars] if single else loop_vars
+    if maximum_iterations is not None:
+        result = _while_with_counter(cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop,
+                                     name, maximum_iterations)
+    elif context.executing_eagerly():
+        result = _eager_while(cond, body, loop_vars)
+    else:
+        result = _graph_while(cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop, name)
+    if single or (not return_same_structure and len(result) == 1):
+        return result[0]
+    return result
+
+
+def while_loop_v2(cond: Any, body: Any, loop_vars: Any, shape_invariants: Any = None, parallel_iterations: int = 10,
+                  back_prop: bool = True, swap_memory: bool = False, maximum_iterations: Any = None,
+                  name: str | None = None) -> Any:
+    """TF2 `tf.while_loop`: returns loop_vars' structure as is."""
+    return while_loop(cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop, swap_memory, name,
+                      maximum_iterations, return_same_structure=True)
+
+
+def _call_body(body: Any, loop_vars: list) -> list:
+    result = body(*loop_vars)
+    if len(loop_vars) == 1 and not isinstance(result, (list, builtins.tuple)):
+        result = [result]  # a one-variable body may return the variable itself
+    _assert_same_structure(list(loop_vars), list(result))
+    return list(result)
+
+
+def _eager_while(cond: Any, body: Any, loop_vars: list) -> list:
+    while bool(cond(*loop_vars)):
+        loop_vars = _call_body(body, loop_vars)
+    return list(loop_vars)
+
+
+def _while_with_counter(cond: Any, body: Any, loop_vars: list, shape_invariants: Any, parallel_iterations: int,
+                        back_prop: bool, name: Any, maximum_iterations: Any) -> list:
+    """maximum_iterations, as TensorFlow does it: an extra loop variable counting the iterations."""
+    from webflow.ops.convert import convert_to_tensor
+
+    def counted_cond(i: Any, *rest: Any) -> Any:
+        if context.executing_eagerly():
+            return bool(i < maximum_iterations) and bool(cond(*rest))
+        return apply_op("LogicalAnd", [apply_op("Less", [i, limit]), cond(*rest)]) \
+            if "LogicalAnd" in _registered() else _and_via_cond(i, limit, cond, rest)
+
+    def counted_body(i: Any, *rest: Any) -> list:
+        return [i + 1] + _call_body(body, list(rest))
+
+    if context.executing_eagerly():
+        return _eager_while(counted_cond, counted_body, [0] + list(loop_vars))[1:]
+    limit = convert_to_tensor(maximum_iterations, dtype="int32", name="maximum_iterations")
+    invariants = None if shape_invariants is None else [TensorShape([])] + list(shape_invariants)
+    start = convert_to_tensor(0, name="iteration_counter")
+    return _graph_while(counted_cond, counted_body, [start] + list(loop_vars), invariants, parallel_iterations,
+                        back_prop, name)[1:]
+
+
+def _registered() -> dict:
+    from webflow.ops.registry import OPS
+
+    return OPS
+
+
+def _and_via_cond(i: Any, limit: Any, cond: Any, rest: Any) -> Any:
+    """i < limit and cond(*rest), evaluating cond only when the counter allows (no LogicalAnd needed)."""
+    from webflow.ops.constants import constant
+
+    return cond_v2(apply_op("Less", [i, limit]), lambda: cond(*rest), lambda: constant(False))
+
+
+def _graph_while(cond: Any, body: Any, loop_vars: list, shape_invariants: Any, parallel_iterations: int,
+                 back_prop: bool, name: Any) -> list:
+    from webflow.ops.convert import convert_to_tensor
+
+    graph = context.get_default_graph()
+    with graph.name_scope(name or "while"):
+        initial = [convert_to_tensor(v) for v in flatten(loop_vars)]
+        invariants = _shape_invariants(initial, shape_invariants)
+        specs = [(t.dtype.base_dtype, shape) for t, shape in zip(initial, invariants)]
+        cond_graph, _ = _trace(cond, "while_cond", loop_vars, specs)
+        body_graph, result = _trace(lambda *args: _call_body(body, list(args)), "while_body", loop_vars, specs)
+        _check_loop_body(initial, invariants, body_graph.outputs)
+        captured = _align_captures([cond_graph, body_graph], len(initial))
+        outputs = apply_op("While", initial + captured, {
+            "cond": cond_graph, "body": body_graph, "Tout": [t.dtype.base_dtype for t in initial],
+            "output_shapes": invariants, "parallel_iterations": parallel_iterations, "back_prop": back_prop,
+        }, name="While")
+        exits = [array_ops.identity(t, name="Exit") for t in functional_ops.output_list(outputs)]
+    return list(pack_sequence_as(list(loop_vars), exits))
+
+
+def _shape_invariants(initial: list, shape_invariants: Any) -> list:
+    if shape_invariants is None:
+        return [t.shape for t in initial]
+    invariants = [TensorShape(s) for s in flatten(shape_invariants)]
+    if len(invariants) != len(initial):
+        raise ValueError(f"shape_invariants has {len(invariants)} shapes for {len(initial)} loop variables")
+    for tensor, shape in zip(initial, invariants):
+        if not shape.is_compatible_with(tensor.shape):
+            raise ValueError(f"The shape invariant specified for {tensor.name} is not compatible with the initial "
+                             f"shape of the loop variable. It enters the loop with shape {tensor.shape}, but the "
+                             f"specified shape invariant is {shape}.")
+    return invariants
+
+
+def _check_loop_body(initial: list, invariants: list, outputs: list) -> None:
+    """Each loop variable keeps its dtype, and its shape stays within its invariant (TF's messages)."""
+    if len(outputs) != len(initial):
+        raise ValueError(f"body returned {len(outputs)} tensors for {len(initial)} loop variables")
+    for tensor, invariant, output in zip(initial, invariants, outputs):
+        if output.dtype.base_dtype != tensor.dtype.base_dtype:
+            raise TypeError(f"Loop var {tensor.name} enters the loop with type {tensor.dtype.base_dtype.name}, "
+                            f"but has type {output.dtype.base_dtype.name} after 1 iteration.")
+        if not _shape_within(output.shape, invariant):
+            raise ValueError(
+                f"Input tensor '{tensor.name}' enters the loop with shape {invariant}, but has shape "
+                f"{output.shape} after one iteration. To allow the shape to vary across iterations, use the "
+                "`shape_invariants` argument of tf.while_loop to specify a less-specific shape.")
+
+
+def _shape_within(shape: TensorShape, invariant: TensorShape) -> bool:
+    """True when `shape` is at least as specific as `invariant` (every known invariant dim matches)."""
+    if invariant.rank is None:
+        return True
+    if shape.rank != invariant.rank:
+        return False
+    return all(b is None or a == b for a, b in zip(shape.as_tuple(), invariant.as_tuple()))

@@ -168,6 +168,9 @@ def convert_inputs(opdef: Any, inputs: list, graph: Any) -> list:
     if opdef.allowed is not None and converted:
         index = group_index if group_index is not None else 0
         dtype = converted[index].dtype.base_dtype
+        if dtype not in opdef.allowed and len(opdef.allowed) == 1:  # a fixed-type input (LogicalAnd's bool)
+            raise TypeError(f"Input '{_input_name(opdef, index)}' of '{opdef.type}' Op has type {dtype.name} "
+                            f"that does not match expected type of {opdef.allowed[0].name}.")
         if dtype not in opdef.allowed:
             allowed = ", ".join(d.name for d in opdef.allowed)
             raise TypeError(f"Value passed to parameter '{_input_name(opdef, index)}' has DataType {dtype.name} "

@@ -116,7 +116,7 @@ def truediv(x: Any, y: Any, name: str | None = None) -> Any:
     from webflow.framework import context
 
     graph = None if context.executing_eagerly() else context.get_default_graph()
-    scope = graph.name_scope(name or "truediv") if graph is not None else _null_scope()
+    scope = graph.name_scope(name or "truediv") if graph is not None else _NullScope()
     with scope as scope_name:
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
@@ -127,7 +127,7 @@ def truediv(x: Any, y: Any, name: str | None = None) -> Any:
         return real_div(x, y, name=scope_name[:-1] + "/" if scope_name else None)
 
 
-class _null_scope:
+class _NullScope:
     def __enter__(self) -> str:
         return ""
 
@@ -183,7 +183,8 @@ def _add_n_grad(op: Any, grad: Any) -> list:
 def add_n(inputs: list, name: str | None = None) -> Any:
     inputs = list(inputs)
     if not inputs:
-        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype and shape")
+        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices "
+                         "with the same dtype and shape")
     if len(inputs) == 1 and not isinstance(inputs[0], IndexedSlices):
         return array_ops.identity(inputs[0], name=name)
     return apply_op("AddN", [to_dense(t) for t in inputs], {"N": len(inputs)}, name=name)
@@ -192,7 +193,7 @@ def add_n(inputs: list, name: str | None = None) -> Any:
 # --- MatMul -----------------------------------------------------------------------------------------
 def _matmul_shape(inputs: list, attrs: dict) -> tuple:
     a, b = inputs
-    for tensor, which in ((a, "a"), (b, "b")):
+    for tensor in (a, b):
         if tensor.shape.rank is not None and tensor.shape.rank != 2:
             raise ShapeError(f"Shape must be rank 2 but is rank {tensor.shape.rank}")
     a_dims = a.shape.as_tuple() or (None, None)
@@ -339,7 +340,9 @@ def reduction_shape(inputs: list, attrs: dict) -> tuple:
             raise ShapeError(f"Invalid reduction dimension {axis} for input with {rank} dimensions.")
     axes = {a % rank for a in axes} if rank else set()
     dims = x.shape.as_tuple()
-    kept = [1 if i in axes else d for i, d in enumerate(dims)] if keep else [d for i, d in enumerate(dims) if i not in axes]
+    if keep:
+        return output_spec([1 if i in axes else d for i, d in enumerate(dims)], x.dtype.base_dtype)
+    kept = [d for i, d in enumerate(dims) if i not in axes]
     return output_spec(kept, x.dtype.base_dtype)
 
 
@@ -402,25 +405,33 @@ def _mean_grad(op: Any, grad: Any) -> list:
 
 
 def reduction_axes(x: Any, axis: Any) -> Any:
-    """The axes argument of a reduction: all axes when None (a constant when the rank is known)."""
+    """The axes argument of a reduction: all axes when None, made before (outside) the reduction's
+    name scope as TensorFlow does (a "Const" when the rank is known, else range(0, rank(x)))."""
     if axis is not None:
         return axis
     if x.shape.rank is not None:
-        return np.arange(x.shape.rank, dtype=np.int32)
+        return convert_to_tensor(np.arange(x.shape.rank, dtype=np.int32))
     return array_ops.range(0, array_ops.rank(x))
 
 
-def _reduce(op_type: str, input_tensor: Any, axis: Any, keepdims: Any, name: str | None,
-            reduction_indices: Any = None, keep_dims: Any = None) -> Any:
+def reduction_arguments(axis: Any, keepdims: Any, reduction_indices: Any = None, keep_dims: Any = None) -> tuple:
+    """(axis, keep) from TF2 names and their deprecated TF1 aliases (reduction_indices, keep_dims)."""
     if reduction_indices is not None:
         if axis is not None:
             raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
         axis = reduction_indices
-    keep = bool(keepdims if keepdims is not None else keep_dims)
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
+    return axis, bool(keepdims if keepdims is not None else keep_dims)
+
+
+def _reduce(op_type: str, input_tensor: Any, axis: Any, keepdims: Any, name: str | None,
+            reduction_indices: Any = None, keep_dims: Any = None) -> Any:
+    """One reduction op (Sum, Mean, Max, Prod, Any ...) over `axis` (all axes when None)."""
+    axis, keep = reduction_arguments(axis, keepdims, reduction_indices, keep_dims)
     x = convert_to_tensor(input_tensor)
     if isinstance(axis, (list, tuple)) and not axis:
-        return array_ops.identity(x, name=name) if op_type in ("Sum", "Mean") else apply_op(
-            op_type, [x, np.zeros(0, np.int32)], {"keep_dims": keep}, name=name)
+        axis = np.zeros(0, np.int32)  # reduce over no axes: the op still runs (TF builds it too)
     return apply_op(op_type, [x, reduction_axes(x, axis)], {"keep_dims": keep}, name=name)
 
 
@@ -456,17 +467,20 @@ def _binary_operator(function: Any, op_name: str) -> Any:
 
     def operator(x: Any, y: Any) -> Any:
         if context.executing_eagerly():
-            return function(x, y)
+            return function(*_operands(x, y))
         with context.get_default_graph().name_scope(op_name) as scope:
-            if _is_python_number(x) and not _is_python_number(y):  # reversed operator: 1.0 - t
-                y = convert_to_tensor(y, name="y")
-                x = convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
-            else:
-                x = convert_to_tensor(x, name="x")
-                y = convert_to_tensor(y, dtype=x.dtype.base_dtype if _is_python_number(y) else None, name="y")
-            return function(x, y, name=scope)
+            return function(*_operands(x, y), name=scope)
 
     return operator
+
+
+def _operands(x: Any, y: Any) -> tuple:
+    """Both operands as tensors; a Python number takes the tensor's dtype, on either side (`1.0 - t`)."""
+    if _is_python_number(x) and not _is_python_number(y):  # reversed operator: 1.0 - t
+        y = convert_to_tensor(y, name="y")
+        return convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x"), y
+    x = convert_to_tensor(x, name="x")
+    return x, convert_to_tensor(y, dtype=x.dtype.base_dtype if _is_python_number(y) else None, name="y")
 
 
 def _is_python_number(value: Any) -> bool:
@@ -478,3 +492,20 @@ OPERATORS.update({
     "mul": _binary_operator(multiply, "mul"), "truediv": _binary_operator(truediv, "truediv"),
     "matmul": lambda x, y: matmul(x, y), "neg": lambda x: negative(x),
 })
+
+
+# --- the rest of the math family ---------------------------------------------------------------------
+# TensorFlow's math_ops holds every math op; webflow keeps files small, so the family continues in
+# unary_math_ops, binary_math_ops, logic_ops and reduction_ops. `math_ops.exp` etc. still work:
+_FAMILY = ("unary_math_ops", "binary_math_ops", "logic_ops", "reduction_ops")
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    if not name.startswith("_"):
+        for module_name in _FAMILY:
+            module = importlib.import_module(f"webflow.ops.{module_name}")
+            if name in vars(module):
+                return vars(module)[name]
+    raise AttributeError(f"module 'webflow.ops.math_ops' has no attribute '{name}'")

@@ -53,12 +53,41 @@ class Plan:
         # per-run cost of a typical small graph (measured 51 -> 25 us for 10 adds and 11 consts).
         self.constants = {op._outputs[0]._uid: op._attrs["value"] for op in ops if op.type == "Const"}
         self.steps = [_Step(op) for op in ops if op.type != "Const"]
+        # tensors that share a variable's buffer in TensorFlow: read when used, not when produced
+        self.aliases = variable_aliases(ops)
+        for step in self.steps:
+            step.alias_inputs = [(i, t, self.aliases[t._uid]) for i, t in enumerate(step.op.inputs)
+                                 if t._uid in self.aliases] or None
+        self.fetched_aliases = [(t, self.aliases[t._uid]) for t in fetches
+                                if t._uid in self.aliases and t._uid not in fed_uids]
+
+
+def variable_aliases(ops: list) -> dict:
+    """{tensor uid: variable name} for the ref tensors of TF1 variables and the identities of them (`v/read`).
+
+    In TensorFlow these tensors share the variable's buffer, which assign ops update in place: an op
+    consuming `v/read` sees the value the variable has when that op runs (e.g. after an `assign_add`
+    it has a control dependency on), and a fetched `v/read` gives the value at the end of the run.
+    """
+    aliases: dict[int, str] = {}
+    for op in ops:  # in execution order: producers come first
+        if op.type == "VariableV2":
+            aliases[op.outputs[0]._uid] = op.name
+        elif op.type == "Identity" and op.inputs and op.inputs[0]._uid in aliases:
+            aliases[op.outputs[0]._uid] = aliases[op.inputs[0]._uid]
+        else:  # an op returning a ref (Assign, ScatterUpdate...) returns its variable's
+            sources = [aliases[t._uid] for t in op.inputs if t._uid in aliases and t.dtype.is_ref_dtype]
+            for tensor in op.outputs if sources else ():
+                if tensor.dtype.is_ref_dtype:
+                    aliases[tensor._uid] = sources[0]
+    return aliases
 
 
 class _Step:
     """One op, pre-digested for the run loop: kernel, input/output ids, attrs."""
 
-    __slots__ = ("op", "kernel", "input_uids", "output_uids", "attrs", "needs_context", "reads_ref_value")
+    __slots__ = ("op", "kernel", "input_uids", "output_uids", "attrs", "needs_context", "reads_ref_value",
+                 "alias_inputs")
 
     def __init__(self, op: Any):
         self.op = op
@@ -69,6 +98,7 @@ class _Step:
         self.needs_context = op._opdef.needs_context
         # an op that reads a variable's value (not its reference) must find it initialised
         self.reads_ref_value = _reads_ref_value(op)
+        self.alias_inputs: list | None = None  # (index, tensor, variable name) of inputs aliasing a variable
 
 
 def _reads_ref_value(op: Any) -> bool:
@@ -127,6 +157,9 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
         plan.logged = True
     for step in plan.steps:
         args = [values[uid] for uid in step.input_uids]
+        if step.alias_inputs:
+            for index, tensor, variable in step.alias_inputs:
+                args[index] = _current_value(tensor, variable, resources, step.op)
         if step.reads_ref_value:
             check_initialized(step.op, args)
         started = time.perf_counter() if trace is not None else 0.0
@@ -146,7 +179,20 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
         elif step.output_uids:
             for uid, value in zip(step.output_uids, result):
                 values[uid] = value
+    for tensor, variable in plan.fetched_aliases:  # a fetched `v/read` gives v's value at the end of the run
+        values[tensor._uid] = _current_value(tensor, variable, resources, None)
     return values
+
+
+def _current_value(tensor: Any, variable: str, resources: dict, op: Any) -> Any:
+    from webflow.ops.state_ops import UNINITIALIZED
+
+    value = resources.get(variable, UNINITIALIZED)
+    if value is UNINITIALIZED and (op is None or not tensor.dtype.is_ref_dtype):  # a fetch, or a read
+        where = (op or tensor.op).name
+        raise FailedPreconditionError(
+            None, op or tensor.op, f"Attempting to use uninitialized value {variable}\n\t [[{{{{node {where}}}}}]]")
+    return value
 
 
 def check_initialized(op: Any, args: list) -> None:

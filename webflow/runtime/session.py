@@ -54,7 +54,7 @@ class BaseSession:
                                   self._config.log_device_placement, trace)
         if trace is not None and run_metadata is not None:
             _fill_run_metadata(run_metadata, trace, values)
-        return structure.build([values[t._uid] if t is not None else None for t in structure.tensors])
+        return structure.build([_fetched(values[t._uid]) if t is not None else None for t in structure.tensors])
 
     def _plan_for(self, structure: FetchStructure, feeds: dict) -> executor.Plan:
         key = (tuple(t._uid for t in structure.tensors if t is not None),
@@ -93,9 +93,9 @@ class BaseSession:
         dtype = tensor.dtype.base_dtype
         try:
             array = _as_feed_array(value, dtype)
-        except (TypeError, ValueError) as error:
-            raise TypeError(f"Cannot feed {_describe(value)} to Tensor {tensor.name} of dtype {dtype.name}: "
-                            f"{error}") from None
+        except (TypeError, ValueError) as error:  # keep TF's exception type, name the tensor
+            raise type(error)(f"Cannot feed {_describe(value)} to Tensor {tensor.name} of dtype {dtype.name}: "
+                              f"{error}") from None
         if not tensor.shape.is_compatible_with(array.shape):
             raise ValueError(f"Cannot feed value of shape {array.shape} for Tensor {tensor.name}, "
                              f"which has shape {tensor.shape}")
@@ -135,14 +135,19 @@ class BaseSession:
 
 
 def _as_feed_array(value: Any, dtype: Any) -> Any:
-    """The fed value as an array of the placeholder's dtype; refuses lossy conversions (1.5 into int32)."""
+    """The fed value as an array of the placeholder's dtype.
+
+    Strings fed to a number raise ValueError, as in TensorFlow. Unlike TensorFlow, which silently
+    truncates 1.5 fed to an int32 placeholder, a lossy conversion raises TypeError: a learner should
+    never get a silently wrong answer.
+    """
     if dtype.name == "string":
         from webflow.ops.convert import to_numpy
 
         return to_numpy(value, dtype)
     source = np.asarray(value)
     if source.dtype.kind in "USO":
-        raise TypeError(f"could not convert string or object values to {dtype.name}")
+        raise ValueError(f"could not convert string or object values to {dtype.name}")
     array = source.astype(dtype.as_numpy_dtype)
     if source.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool) and np.any(array != source):
         raise TypeError("the values are not whole numbers; cast them explicitly if truncation is intended")
@@ -154,6 +159,13 @@ def _as_feed_array(value: Any, dtype: Any) -> Any:
 def _describe(value: Any) -> str:
     shape = getattr(np.asarray(value, dtype=object), "shape", ())
     return f"a value of type {type(value).__name__} and shape {shape}"
+
+
+def _fetched(value: Any) -> Any:
+    """A fetched 0-d array comes back as a NumPy scalar (np.float32(2.0)), as in TensorFlow."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
 
 
 def _fill_run_metadata(run_metadata: Any, trace: list, values: dict) -> None:

@@ -1,0 +1,154 @@
+"""Op table rows for elementwise math (unary and binary), tensordot and scans; see tests/op_harness.py
+for what each row checks (eager forward vs NumPy, static shapes, graph == eager, numerical gradients)."""
+
+import numpy as np
+import pytest
+from op_harness import OpCase, check_case
+
+import webflow as wf
+import webflow.compat.v1 as tf1
+
+rng = np.random.default_rng(1)
+
+
+def r(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def pos(*shape):
+    """Positive values away from 0 (for sqrt, log, pow's exponent gradient ...)."""
+    return rng.uniform(0.5, 2.0, shape).astype(np.float32)
+
+
+def away_from_zero(*shape):
+    """Values with |x| >= 0.3 (abs/sign/floor are not smooth at their kinks)."""
+    values = rng.uniform(0.3, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+    return values.astype(np.float32)
+
+
+def ints(*shape, low=-9, high=10):
+    return rng.integers(low, high, shape).astype(np.int32)
+
+
+def nonzero_ints(*shape):
+    values = ints(*shape)
+    return np.where(values == 0, 3, values).astype(np.int32)
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _scan_span(i, n, exclusive, reverse):
+    """Positions that output i of a scan combines: up to i (or from i, reversed), without i if exclusive."""
+    if reverse:
+        return range(i + 1 if exclusive else i, n)
+    return range(0, i if exclusive else i + 1)
+
+
+def cumsum(x, axis, exclusive=False, reverse=False):
+    """Cumulative sum by explicit loops over positions (independent of the kernel's accumulate/flip)."""
+    x = np.moveaxis(np.asarray(x), axis, 0)
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        for j in _scan_span(i, x.shape[0], exclusive, reverse):
+            out[i] = out[i] + x[j]
+    return np.moveaxis(out, 0, axis)
+
+
+def cumprod(x, axis, exclusive=False, reverse=False):
+    x = np.moveaxis(np.asarray(x), axis, 0)
+    out = np.ones_like(x)
+    for i in range(x.shape[0]):
+        for j in _scan_span(i, x.shape[0], exclusive, reverse):
+            out[i] = out[i] * x[j]
+    return np.moveaxis(out, 0, axis)
+
+
+def truncdiv(x, y):
+    return (np.trunc(x.astype(np.float64) / y)).astype(x.dtype)
+
+
+SPECIAL = np.array([1.0, np.nan, np.inf, -np.inf, 0.0], np.float32)
+
+CASES = [
+    # unary
+    OpCase("abs", lambda x: wf.abs(x), [away_from_zero(2, 3)], np.abs),
+    OpCase("abs_operator", lambda x: abs(x), [away_from_zero(4)], np.abs),
+    OpCase("abs_int32", lambda x: wf.abs(x), [ints(5)], np.abs),
+    OpCase("sign", lambda x: wf.sign(x), [away_from_zero(2, 3)], np.sign),
+    OpCase("sign_int32", lambda x: wf.sign(x), [ints(6)], np.sign),
+    OpCase("square", lambda x: wf.square(x), [r(2, 3)], np.square),
+    OpCase("square_int32", lambda x: wf.square(x), [ints(4)], np.square),
+    OpCase("sqrt", lambda x: wf.sqrt(x), [pos(3, 2)], np.sqrt),
+    OpCase("rsqrt", lambda x: wf.math.rsqrt(x), [pos(3, 2)], lambda x: 1 / np.sqrt(x)),
+    OpCase("exp", lambda x: wf.exp(x), [r(2, 3)], np.exp),
+    OpCase("log", lambda x: wf.math.log(x), [pos(2, 3)], np.log),
+    OpCase("log1p", lambda x: wf.math.log1p(x), [pos(2, 3) - 0.4], np.log1p),
+    OpCase("sin", lambda x: wf.sin(x), [r(2, 3)], np.sin),
+    OpCase("cos", lambda x: wf.cos(x), [r(2, 3)], np.cos),
+    OpCase("tanh", lambda x: wf.tanh(x), [r(2, 3)], np.tanh),
+    OpCase("sigmoid", lambda x: wf.sigmoid(x), [r(2, 3) * 3], sigmoid),
+    OpCase("sigmoid_float64", lambda x: wf.sigmoid(x), [r(4).astype(np.float64)], sigmoid),
+    OpCase("reciprocal", lambda x: wf.math.reciprocal(x), [away_from_zero(2, 3)], np.reciprocal),
+    OpCase("round_half_to_even", lambda x: wf.round(x), [np.array([0.5, 1.5, 2.5, -0.5, -1.7, 0.2], np.float32)],
+           np.round, grad=False),
+    OpCase("floor", lambda x: wf.floor(x), [np.array([0.3, -0.3, 1.7, -2.2], np.float32)], np.floor),
+    OpCase("ceil", lambda x: wf.math.ceil(x), [np.array([0.3, -0.3, 1.7, -2.2], np.float32)], np.ceil),
+    OpCase("is_nan", lambda x: wf.math.is_nan(x), [SPECIAL], np.isnan, grad=False),
+    OpCase("is_finite", lambda x: wf.math.is_finite(x), [SPECIAL], np.isfinite, grad=False),
+    OpCase("is_inf", lambda x: wf.math.is_inf(x), [SPECIAL], np.isinf, grad=False),
+    # binary, broadcasting
+    OpCase("maximum_broadcast", lambda x, y: wf.maximum(x, y), [r(2, 3), r(3)], np.maximum),
+    OpCase("minimum_broadcast", lambda x, y: wf.minimum(x, y), [r(4, 1), r(1, 3)], np.minimum),
+    OpCase("maximum_int32", lambda x, y: wf.maximum(x, y), [ints(5), ints(5)], np.maximum),
+    OpCase("maximum_scalar", lambda x: wf.maximum(x, 0.0), [away_from_zero(2, 3)], lambda x: np.maximum(x, 0)),
+    OpCase("squared_difference", lambda x, y: wf.math.squared_difference(x, y), [r(2, 3), r(2, 1)],
+           lambda x, y: (x - y) ** 2),
+    OpCase("pow", lambda x, y: wf.pow(x, y), [pos(2, 3), r(2, 3)], np.power),
+    OpCase("pow_broadcast", lambda x, y: wf.pow(x, y), [pos(3, 2), r(2)], np.power),
+    OpCase("pow_int32", lambda x, y: wf.pow(x, y), [ints(5), ints(5, low=0, high=4)], np.power),
+    OpCase("pow_operator", lambda x: x ** 2, [r(2, 3)], lambda x: x ** 2),
+    OpCase("rpow_operator", lambda x: 2.0 ** x, [r(2, 3)], lambda x: (2.0 ** x).astype(x.dtype)),
+    OpCase("floordiv_float", lambda x, y: wf.math.floordiv(x, y), [r(2, 3) * 5, away_from_zero(3)],
+           lambda x, y: np.floor(x / y)),
+    OpCase("floordiv_int32", lambda x, y: wf.math.floordiv(x, y), [ints(8), nonzero_ints(8)], np.floor_divide),
+    OpCase("floordiv_operator", lambda x: x // 2, [ints(6)], lambda x: x // 2),
+    OpCase("floormod_float", lambda x, y: wf.math.floormod(x, y), [r(2, 3) * 5, away_from_zero(3)], np.mod),
+    OpCase("floormod_int32", lambda x, y: wf.math.mod(x, y), [ints(8), nonzero_ints(8)], np.mod),
+    OpCase("mod_operator", lambda x: x % 3, [ints(6)], lambda x: x % 3),
+    OpCase("truncatediv", lambda x, y: wf.truncatediv(x, y), [ints(8), nonzero_ints(8)], truncdiv),
+    OpCase("truncatemod", lambda x, y: wf.truncatemod(x, y), [ints(8), nonzero_ints(8)], np.fmod),
+    OpCase("realdiv", lambda x, y: wf.realdiv(x, y), [r(2, 3), away_from_zero(2, 3)], np.divide),
+    OpCase("div_no_nan", lambda x, y: wf.math.divide_no_nan(x, y),
+           [r(2, 3), np.array([[1.5, 0.0, -2.0], [0.0, 0.7, 3.0]], np.float32)],
+           lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)).astype(x.dtype), grad=False),
+    OpCase("div_no_nan_grad", lambda x, y: wf.math.divide_no_nan(x, y), [r(2, 3), away_from_zero(3)], np.divide),
+    OpCase("tf1_div_float", lambda x, y: tf1.div(x, y), [r(2, 3), away_from_zero(2, 3)], np.divide),
+    OpCase("tf1_div_int", lambda x, y: tf1.div(x, y), [ints(6), nonzero_ints(6)], np.floor_divide),
+    # tensordot
+    OpCase("tensordot_int_axes", lambda a, b: wf.tensordot(a, b, 1), [r(2, 3), r(3, 4)], lambda a, b: a @ b,
+           unknown_shapes=False),
+    OpCase("tensordot_two_axes", lambda a, b: wf.tensordot(a, b, 2), [r(2, 3, 4), r(3, 4, 5)],
+           lambda a, b: np.tensordot(a, b, 2), unknown_shapes=False),
+    OpCase("tensordot_pairs", lambda a, b: wf.tensordot(a, b, [[0, 2], [2, 0]]), [r(4, 3, 2), r(2, 5, 4)],
+           lambda a, b: np.tensordot(a, b, [[0, 2], [2, 0]]), unknown_shapes=False),
+    OpCase("tensordot_outer", lambda a, b: wf.tensordot(a, b, 0), [r(2), r(3)], lambda a, b: np.multiply.outer(a, b),
+           unknown_shapes=False),
+    # scans
+    OpCase("cumsum", lambda x: wf.cumsum(x), [r(4, 3)], lambda x: cumsum(x, 0)),
+    OpCase("cumsum_axis1_exclusive", lambda x: wf.cumsum(x, 1, exclusive=True), [r(2, 4)],
+           lambda x: cumsum(x, 1, exclusive=True)),
+    OpCase("cumsum_reverse", lambda x: wf.cumsum(x, -1, reverse=True), [r(2, 4)], lambda x: cumsum(x, 1, reverse=True)),
+    OpCase("cumsum_exclusive_reverse", lambda x: wf.cumsum(x, 0, exclusive=True, reverse=True), [r(4, 2)],
+           lambda x: cumsum(x, 0, exclusive=True, reverse=True)),
+    OpCase("cumsum_int32", lambda x: wf.cumsum(x, 0), [ints(5)], lambda x: cumsum(x, 0)),
+    OpCase("cumprod", lambda x: wf.math.cumprod(x, 1), [away_from_zero(2, 4)], lambda x: cumprod(x, 1)),
+    OpCase("cumprod_exclusive_reverse", lambda x: wf.math.cumprod(x, 0, exclusive=True, reverse=True),
+           [away_from_zero(4, 2)], lambda x: cumprod(x, 0, exclusive=True, reverse=True)),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_op(case):
+    check_case(case)

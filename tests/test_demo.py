@@ -1,0 +1,85 @@
+"""The README's first command, `python -m webflow.demo`: a short run on the shipped sample learns (the loss
+falls), prints its progress, and saves weights atomically in a file NumPy loads without pickle; the
+saved weights, run through a NumPy forward pass, give the test accuracy the demo printed."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from webflow import demo
+from webflow.datasets import mnist
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRESS = re.compile(r"^step +(\d+)/(\d+) \[([#.]{20})\] +(\d+)%  loss ([\d.]+)  train acc +([\d.]+)%  "
+                      r"([\d,]+) examples/s$")
+
+
+@pytest.fixture
+def sample_only(monkeypatch):
+    monkeypatch.delenv("WEBFLOW_DATA", raising=False)
+
+
+def test_short_run_learns_and_saves_weights_that_reproduce_its_accuracy(sample_only, tmp_path, capsys):
+    checkpoints = tmp_path / "checkpoints"
+    assert demo.main(["--steps", "120", "--log-every", "30", "--checkpoint-dir", str(checkpoints)]) == 0
+    out = capsys.readouterr().out
+    lines = [PROGRESS.match(line) for line in out.splitlines() if line.startswith("step")]
+    assert len(lines) == 4 and all(lines), out
+    assert [int(m.group(1)) for m in lines] == [30, 60, 90, 120]
+    assert lines[-1].group(3) == "#" * 20 and lines[-1].group(4) == "100"
+    losses = [float(m.group(5)) for m in lines]
+    assert losses[-1] < losses[0] * 0.6, f"loss did not fall: {losses}"
+    assert float(lines[-1].group(6)) > 70.0
+    assert "6,000 training / 1,000 test images" in out
+
+    path = checkpoints / "mnist_mlp.npz"
+    assert sorted(p.name for p in checkpoints.iterdir()) == ["mnist_mlp.npz"], "no temp file left behind"
+    with np.load(path, allow_pickle=False) as saved:
+        weights = {name: saved[name] for name in saved.files}
+    assert {k: v.shape for k, v in weights.items()} == {"w1": (784, 128), "b1": (128,), "w2": (128, 10), "b2": (10,)}
+    # An independent NumPy forward pass with the saved weights gives the accuracy the demo printed.
+    _, (x_test, y_test) = mnist.load_sample()
+    x = x_test.reshape(len(x_test), -1).astype(np.float32) / 255.0
+    logits = np.maximum(x @ weights["w1"] + weights["b1"], 0) @ weights["w2"] + weights["b2"]
+    accuracy = 100 * np.mean(logits.argmax(1) == y_test)
+    printed = float(re.search(r"test accuracy: ([\d.]+)% on 1,000 images", out).group(1))
+    assert abs(accuracy - printed) < 0.051
+    assert accuracy > 80.0
+
+
+def test_saving_is_atomic_when_writing_fails(tmp_path, monkeypatch):
+    path = tmp_path / "weights.npz"
+    demo.save_weights(path, {"w": np.ones(3)})
+
+    def failing_savez(stream, **arrays):
+        stream.write(b"PK\x03\x04 half a zip file")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(demo.np, "savez", failing_savez)
+    with pytest.raises(OSError, match="disk full"):
+        demo.save_weights(path, {"w": np.zeros(3)})
+    monkeypatch.undo()
+    with np.load(path, allow_pickle=False) as saved:
+        np.testing.assert_array_equal(saved["w"], np.ones(3))          # the old file is untouched
+    assert [p.name for p in tmp_path.iterdir()] == ["weights.npz"]    # and the temp file is gone
+
+
+def test_command_line_runs_as_a_module(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "WEBFLOW_DATA"}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    result = subprocess.run([sys.executable, "-m", "webflow.demo", "--steps", "5", "--log-every", "5",
+                             "--checkpoint-dir", str(tmp_path)], capture_output=True, text=True, env=env,
+                            cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert PROGRESS.match(result.stdout.splitlines()[2]), result.stdout
+    assert (tmp_path / "mnist_mlp.npz").is_file()
+    bad = subprocess.run([sys.executable, "-m", "webflow.demo", "--steps", "0"], capture_output=True, text=True,
+                         env=env, cwd=tmp_path, timeout=300)
+    assert bad.returncode == 2 and "must be positive" in bad.stderr

@@ -1,0 +1,96 @@
+"""The gradient of a traced sub-graph (a cond branch, a loop body, a `wf.function`) as another FuncGraph.
+
+`gradient_graph(forward, wanted)` builds a FuncGraph that takes the forward graph's inputs plus one
+gradient per forward output, and returns d(outputs)/d(inputs[i]) for each i in `wanted`:
+
+1. copy the forward ops into the new graph (same types, attrs, names and output specs);
+2. call `gradients()` there, from the copied outputs (seeded with the incoming gradients) to the
+   copied inputs — the same gradient rules as everywhere else, so nested cond/while/function work.
+
+The backward graph therefore *recomputes* the forward values it needs instead of keeping them from
+the forward run. That is exact for stateless sub-graphs. For stateful ones it differs from
+TensorFlow: the copy drops control edges and the backward pass runs only what the gradients need, so
+assignments are not replayed, and a variable read is recomputed from the variable's value *after*
+the forward call (TensorFlow keeps the value read during the forward pass).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webflow.autodiff.gradients import gradients
+from webflow.framework import dtypes
+from webflow.framework.func_graph import FuncGraph, resource_spec
+from webflow.framework.graph import Graph
+
+
+def differentiable_indices(tensors: Any) -> tuple:
+    """Positions of the inputs a gradient can flow to: floating tensors and variable handles."""
+    return tuple(i for i, t in enumerate(tensors)
+                 if t.dtype.is_floating or t.dtype.base_dtype.is_complex or t.dtype is dtypes.resource)
+
+
+def gradient_graph(forward: FuncGraph, wanted: tuple) -> FuncGraph:
+    """A FuncGraph: (forward inputs..., output grads...) -> (grad of inputs[i] for i in wanted). Cached."""
+    cached = forward._gradient_graphs.get(wanted)
+    if cached is not None:
+        return cached
+    graph = FuncGraph(forward.name + "_grad")
+    with graph.as_default():
+        copies = _copy_inputs(forward, graph)
+        _copy_ops(forward, graph, copies)
+        ys = [copies[t._uid] for t in forward.outputs]
+        grad_ys = [graph.add_placeholder(t.dtype.base_dtype, t.shape, "output_grad") for t in forward.outputs]
+        xs = [copies[forward.inputs[i]._uid] for i in wanted]
+        grads = gradients(ys, xs, grad_ys=grad_ys) if ys and xs else [None] * len(xs)
+        graph.outputs = [_dense_or_zeros(g, x, graph) for g, x in zip(grads, xs)]
+    graph.inputs = [copies[t._uid] for t in forward.inputs] + grad_ys
+    graph.stateful_ops = []  # run only what the gradients need (see the module docstring)
+    forward._gradient_graphs[wanted] = graph
+    return graph
+
+
+def _copy_inputs(forward: FuncGraph, graph: FuncGraph) -> dict:
+    """Placeholders with the forward placeholders' names, so copied op names stay unique as they were."""
+    copies = {}
+    for tensor in forward.inputs:
+        copy = graph.add_placeholder(tensor.dtype, tensor.shape, tensor.op.name)
+        copies[tensor._uid] = copy
+        if tensor._uid in forward.resource_specs:
+            graph.resource_specs[copy._uid] = forward.resource_specs[tensor._uid]
+    for tensor, key in forward.ref_captures:
+        copy = graph.add_placeholder(tensor.dtype, tensor.shape, tensor.op.name)
+        copies[tensor._uid] = copy
+        graph.ref_captures.append((copy, key))
+    return copies
+
+
+def _copy_ops(forward: FuncGraph, graph: FuncGraph, copies: dict) -> None:
+    """Re-creates each forward op (except the input placeholders) in `graph`, wiring inputs through `copies`."""
+    for op in forward.get_operations():
+        if op.outputs and op.outputs[0]._uid in copies:
+            continue  # an input placeholder: already copied
+        if any(t._uid not in copies for t in op.inputs):
+            continue
+        specs = [(t.shape, t.dtype) for t in op.outputs]
+        new_op = Graph._create_op(graph, op.type, [copies[t._uid] for t in op.inputs], specs, op.name,
+                                  dict(op._attrs), op._opdef)
+        for old, new in zip(op.outputs, new_op.outputs):
+            copies[old._uid] = new
+
+
+def _dense_or_zeros(grad: Any, x: Any, graph: FuncGraph) -> Any:
+    """The gradient as a dense tensor; zeros (shaped like x, or like the variable x points to) if unconnected."""
+    from webflow.ops import array_ops, math_ops
+    from webflow.ops.registry import apply_op
+
+    if grad is not None:
+        return math_ops.to_dense(grad)
+    if x.dtype is dtypes.resource:
+        shape, dtype = resource_spec(x) or (None, dtypes.float32)
+        value = apply_op("ReadVariableOp", [x], {"dtype": dtype, "shape": shape})
+        return array_ops.zeros_like(value)
+    return array_ops.zeros_like(x)
+
+
+__all__ = ["gradient_graph", "differentiable_indices"]

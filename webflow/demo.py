@@ -1,0 +1,147 @@
+"""`python -m webflow.demo`: trains a real MNIST classifier with classic TF1 code, on webflow.
+
+With no arguments it trains on the MNIST sample shipped inside the package (6,000 training and 1,000
+test images: no data folder, no network). `--data DIR` (or the environment variable WEBFLOW_DATA) points
+at a folder holding the four MNIST IDX files, or a folder with an `mnist/` subfolder, and trains on all
+60,000 images instead.
+
+The model is a two-layer perceptron, 784 -> 128 (ReLU) -> 10, built the TF1 way: placeholders,
+tf.Variable, tf.matmul, a sparse softmax cross-entropy, Adam, and Session.run in a loop. The learned
+weights are saved as a NumPy .npz file (no pickle), written to a temp file and renamed into place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import webflow.compat.v1 as tf
+from webflow.datasets import mnist
+from webflow.datasets.tutorial_reader import DataSet
+
+BAR_WIDTH = 20
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m webflow.demo", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=os.environ.get("WEBFLOW_DATA") or None,
+                        help="folder with the MNIST IDX files, or with an mnist/ subfolder (default: $WEBFLOW_DATA, "
+                             "else the sample shipped in the package)")
+    parser.add_argument("--steps", type=int, default=2000, help="training steps (mini-batches); default 2000")
+    parser.add_argument("--batch-size", type=int, default=100, help="examples per step; default 100")
+    parser.add_argument("--learning-rate", type=float, default=0.001, help="Adam's learning rate; default 0.001")
+    parser.add_argument("--hidden", type=int, default=128, help="hidden units; default 128")
+    parser.add_argument("--seed", type=int, default=0, help="seed for the initial weights and the batch order")
+    parser.add_argument("--log-every", type=int, default=100, help="print a progress line every N steps")
+    parser.add_argument("--checkpoint-dir", default="checkpoints", help="where the weights go; default ./checkpoints")
+    args = parser.parse_args(argv)
+    if args.steps < 1 or args.batch_size < 1 or args.log_every < 1:
+        parser.error("--steps, --batch-size and --log-every must be positive")
+    return args
+
+
+def load_mnist(data: str | None) -> tuple:
+    """((train images, labels), (test images, labels), a description of where they came from)."""
+    if data:
+        folder = mnist.locate(data)
+        return (*mnist.load_folder(folder), f"MNIST from {folder}")
+    return (*mnist.load_sample(), "the MNIST sample shipped in webflow/datasets/sample")
+
+
+def build_model(hidden: int, learning_rate: float, seed: int) -> dict:
+    """The TF1 graph: a 784-hidden-10 perceptron, its loss, Adam's training op and an accuracy."""
+    tf.set_random_seed(seed)
+    images = tf.placeholder(tf.float32, [None, 784], name="images")
+    labels = tf.placeholder(tf.int64, [None], name="labels")
+
+    w1 = tf.Variable(tf.truncated_normal([784, hidden], stddev=1.0 / np.sqrt(784)), name="w1")
+    b1 = tf.Variable(tf.zeros([hidden]), name="b1")
+    hidden_layer = tf.nn.relu(tf.matmul(images, w1) + b1)
+    w2 = tf.Variable(tf.truncated_normal([hidden, 10], stddev=1.0 / np.sqrt(hidden)), name="w2")
+    b2 = tf.Variable(tf.zeros([10]), name="b2")
+    logits = tf.matmul(hidden_layer, w2) + b2
+
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    train_op = tf.train.AdamOptimizer(learning_rate).minimize(loss)
+    correct = tf.equal(tf.argmax(logits, 1), labels)
+    accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+    return {"images": images, "labels": labels, "loss": loss, "train_op": train_op, "accuracy": accuracy,
+            "weights": {"w1": w1, "b1": b1, "w2": w2, "b2": b2}}
+
+
+def progress_line(step: int, steps: int, loss: float, accuracy: float, rate: float) -> str:
+    filled = int(BAR_WIDTH * step / steps)
+    bar = "#" * filled + "." * (BAR_WIDTH - filled)
+    return (f"step {step:>{len(str(steps))}}/{steps} [{bar}] {100 * step / steps:3.0f}%  loss {loss:.4f}  "
+            f"train acc {100 * accuracy:5.1f}%  {rate:,.0f} examples/s")
+
+
+def save_weights(path: Path, arrays: dict) -> None:
+    """Writes arrays as .npz (plain arrays, no pickle) to a temp file beside `path`, then renames it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            np.savez(stream, **arrays)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)   # atomic: a reader sees the old file or the new one, never half of one
+    except BaseException:
+        os.unlink(temp)
+        raise
+
+
+def evaluate(session: tf.Session, model: dict, images: np.ndarray, labels: np.ndarray, chunk: int = 2000) -> float:
+    correct = 0.0
+    for start in range(0, len(images), chunk):
+        part = slice(start, start + chunk)
+        batch_accuracy = session.run(model["accuracy"], {model["images"]: images[part], model["labels"]: labels[part]})
+        correct += batch_accuracy * len(images[part])
+    return correct / len(images)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = time.perf_counter()
+    (x_train, y_train), (x_test, y_test), source = load_mnist(args.data)
+    train = DataSet(x_train, y_train.astype(np.int64), seed=args.seed)      # float32 in [0, 1], flattened to 784
+    test = DataSet(x_test, y_test.astype(np.int64))
+    print(f"webflow demo: {source}: {train.num_examples:,} training / {test.num_examples:,} test images")
+    print(f"model: 784 -> {args.hidden} (ReLU) -> 10, Adam(lr={args.learning_rate}), batch {args.batch_size}, "
+          f"{args.steps} steps, seed {args.seed}")
+
+    tf.disable_v2_behavior()
+    tf.reset_default_graph()
+    model = build_model(args.hidden, args.learning_rate, args.seed)
+    with tf.Session() as session:
+        session.run(tf.global_variables_initializer())
+        losses, accuracies, window_start = [], [], time.perf_counter()   # averaged over each progress line
+        for step in range(1, args.steps + 1):
+            batch_images, batch_labels = train.next_batch(args.batch_size)
+            _, loss, accuracy = session.run([model["train_op"], model["loss"], model["accuracy"]],
+                                            {model["images"]: batch_images, model["labels"]: batch_labels})
+            losses.append(loss)
+            accuracies.append(accuracy)
+            if step % args.log_every == 0 or step == args.steps:
+                rate = len(losses) * args.batch_size / max(time.perf_counter() - window_start, 1e-9)
+                print(progress_line(step, args.steps, float(np.mean(losses)), float(np.mean(accuracies)), rate),
+                      flush=True)
+                losses, accuracies, window_start = [], [], time.perf_counter()
+        test_accuracy = evaluate(session, model, test.images, test.labels)
+        weights = session.run(model["weights"])
+    print(f"test accuracy: {100 * test_accuracy:.2f}% on {test.num_examples:,} images "
+          f"(after {train.epochs_completed} epochs, {time.perf_counter() - started:.1f} s)")
+    path = Path(args.checkpoint_dir) / "mnist_mlp.npz"
+    save_weights(path, weights)
+    shapes = ", ".join(f"{name} {list(value.shape)}" for name, value in weights.items())
+    print(f"saved weights to {path} ({shapes}); load with numpy.load(path)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,424 @@
+"""Array ops that move elements around without doing arithmetic: Transpose, ExpandDims, Squeeze, Tile,
+Pad/PadV2/MirrorPad, ReverseV2, plus ShapeN, IdentityN and sequence_mask.
+(tf.clip_by_value is TF's Minimum/Maximum composite, in train/clip_ops.py.)
+One stanza per op (shape rule, NumPy kernel with the math in its docstring, gradient, TF-named wrapper).
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from webflow.backends.numpy_backend import np
+from webflow.framework import context, dtypes
+from webflow.ops import array_ops
+from webflow.ops.convert import constant_value, convert_to_tensor
+from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.shapes import normalize_axis, same_as_input
+
+
+def _known_vector(tensor: Any) -> list | None:
+    value = constant_value(tensor)
+    return None if value is None else [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+def _int_vector(value: Any) -> Any:
+    if isinstance(value, (list, builtins.tuple)) and not any(hasattr(v, "dtype") for v in value):
+        return np.array(value, dtype=np.int32).reshape(-1)
+    return value
+
+
+# --- Transpose, InvertPermutation -----------------------------------------------------------------
+def _transpose_shape(inputs: list, attrs: dict) -> tuple:
+    x, perm_t = inputs
+    perm = _known_vector(perm_t)
+    rank = x.shape.rank
+    if perm is None:
+        return output_spec(None if rank is None else [None] * rank, x.dtype.base_dtype)
+    if rank is not None and len(perm) != rank:
+        raise ShapeError(f"Dimension must be {rank} but is {len(perm)}")
+    if sorted(perm) != list(builtins.range(len(perm))):
+        raise ShapeError(f"{perm} is not a permutation of 0..{len(perm) - 1}")
+    dims = x.shape.as_tuple() if rank is not None else (None,) * len(perm)
+    return output_spec([dims[p] for p in perm], x.dtype.base_dtype)
+
+
+@register_op("Transpose", "transpose", inputs=("x", "perm"), shape=_transpose_shape)
+def transpose_kernel(x: Any, perm: Any) -> Any:
+    """y[i_perm[0], ..., i_perm[n-1]] = x[i_0, ..., i_{n-1}] (dim k of y is dim perm[k] of x)."""
+    return np.ascontiguousarray(np.transpose(x, [int(p) for p in perm]))
+
+
+@register_gradient("Transpose")
+def _transpose_grad(op: Any, grad: Any) -> list:
+    """dx = transpose(grad, inverse of perm)."""
+    return [transpose(grad, invert_permutation(op.inputs[1])), None]
+
+
+def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool = False) -> Any:
+    a = convert_to_tensor(a)
+    if perm is None:
+        if a.shape.rank is not None:
+            perm = np.arange(a.shape.rank - 1, -1, -1, dtype=np.int32)
+        else:
+            from webflow.ops.math_ops import subtract
+
+            rank = array_ops.rank(a)
+            perm = subtract(subtract(rank, 1), array_ops.range(0, rank))
+    return apply_op("Transpose", [a, _int_vector(perm)], name=name)
+
+
+@register_op("InvertPermutation", "InvertPermutation", inputs=("x",), shape=same_as_input)
+def invert_permutation_kernel(perm: Any) -> Any:
+    """y[perm[i]] = i."""
+    return np.argsort(perm).astype(perm.dtype)
+
+
+NotDifferentiable("InvertPermutation")
+
+
+def invert_permutation(x: Any, name: str | None = None) -> Any:
+    return apply_op("InvertPermutation", [_int_vector(x)], name=name)
+
+
+# --- ExpandDims, Squeeze --------------------------------------------------------------------------
+def _expand_dims_shape(inputs: list, attrs: dict) -> tuple:
+    x, axis_t = inputs
+    axis = _known_vector(axis_t)
+    if x.shape.rank is None:
+        return output_spec(None, x.dtype.base_dtype)
+    dims = list(x.shape.as_tuple())
+    if axis is None:
+        return output_spec([None] * (len(dims) + 1), x.dtype.base_dtype)
+    if len(axis) != 1:
+        raise ShapeError(f"'dim' must be a tensor with a single value, got {axis}")
+    position = normalize_axis(axis[0], len(dims) + 1, "ExpandDims")
+    dims.insert(position, 1)
+    return output_spec(dims, x.dtype.base_dtype)
+
+
+@register_op("ExpandDims", "ExpandDims", inputs=("input", "dim"), shape=_expand_dims_shape)
+def expand_dims_kernel(x: Any, axis: Any) -> Any:
+    """y = x with a new dimension of size 1 inserted at `axis`."""
+    return np.expand_dims(x, int(np.asarray(axis).reshape(-1)[0]))
+
+
+def _reshape_back_grad(op: Any, grad: Any) -> list:
+    """dx = grad reshaped to x's shape."""
+    x = op.inputs[0]
+    target = x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
+    return [array_ops.reshape(grad, target)] + [None] * (len(op.inputs) - 1)
+
+
+register_gradient("ExpandDims")(_reshape_back_grad)
+
+
+def expand_dims(input: Any, axis: Any = None, name: str | None = None, dim: Any = None) -> Any:  # noqa: A002
+    if axis is not None and dim is not None:
+        raise ValueError("Cannot specify both 'axis' and 'dim'")
+    axis = dim if axis is None else axis
+    if axis is None:
+        raise ValueError("Must specify an axis argument to tf.expand_dims()")
+    axis = np.array(axis, dtype=np.int32) if isinstance(axis, (builtins.int, np.integer)) else axis
+    return apply_op("ExpandDims", [input, axis], name=name)
+
+
+def _squeeze_shape(inputs: list, attrs: dict) -> tuple:
+    x = inputs[0]
+    axes = attrs["squeeze_dims"]
+    if x.shape.rank is None:
+        return output_spec(None, x.dtype.base_dtype)
+    dims = x.shape.as_tuple()
+    if not axes:
+        if any(d is None for d in dims):
+            return output_spec(None, x.dtype.base_dtype)
+        return output_spec([d for d in dims if d != 1], x.dtype.base_dtype)
+    chosen = {normalize_axis(a, len(dims), "Squeeze") for a in axes}
+    for a in sorted(chosen):
+        if dims[a] is not None and dims[a] != 1:
+            raise ShapeError(f"Can not squeeze dim[{a}], expected a dimension of 1, got {dims[a]}")
+    return output_spec([d for i, d in enumerate(dims) if i not in chosen], x.dtype.base_dtype)
+
+
+@register_op("Squeeze", "Squeeze", inputs=("input",), shape=_squeeze_shape)
+def squeeze_kernel(x: Any, *, squeeze_dims: list) -> Any:
+    """y = x without the size-1 dimensions listed in squeeze_dims (all of them if empty)."""
+    for a in squeeze_dims:
+        if np.shape(x)[a] != 1:
+            raise ValueError(f"Can not squeeze dim[{a % np.ndim(x)}], expected a dimension of 1, got {np.shape(x)[a]}")
+    return np.squeeze(x, axis=builtins.tuple(squeeze_dims) if squeeze_dims else None)
+
+
+register_gradient("Squeeze")(_reshape_back_grad)
+
+
+def squeeze(input: Any, axis: Any = None, name: str | None = None, squeeze_dims: Any = None) -> Any:  # noqa: A002
+    if axis is not None and squeeze_dims is not None:
+        raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'")
+    axis = squeeze_dims if axis is None else axis
+    axis = [] if axis is None else [int(axis)] if isinstance(axis, (builtins.int, np.integer)) else \
+        [int(a) for a in axis]
+    return apply_op("Squeeze", [input], {"squeeze_dims": axis}, name=name)
+
+
+# --- Tile -----------------------------------------------------------------------------------------
+def _tile_shape(inputs: list, attrs: dict) -> tuple:
+    x, multiples_t = inputs
+    multiples = _known_vector(multiples_t)
+    length = multiples_t.shape.as_tuple()[0] if multiples_t.shape.rank == 1 else None
+    rank = x.shape.rank if x.shape.rank is not None else length
+    if rank is None:
+        return output_spec(None, x.dtype.base_dtype)
+    if length is not None and length != rank:
+        raise ShapeError(f"Expected multiples argument to be a vector of length {rank} but got length {length}")
+    dims = x.shape.as_tuple() if x.shape.rank is not None else (None,) * rank
+    if multiples is None:
+        return output_spec([None] * rank, x.dtype.base_dtype)
+    return output_spec([None if d is None else d * m for d, m in zip(dims, multiples)], x.dtype.base_dtype)
+
+
+@register_op("Tile", "Tile", inputs=("input", "multiples"), shape=_tile_shape)
+def tile_kernel(x: Any, multiples: Any) -> Any:
+    """y = x repeated multiples[i] times along each axis i."""
+    if len(multiples) != np.ndim(x):
+        raise ValueError(f"Expected multiples argument to be a vector of length {np.ndim(x)} but got length "
+                         f"{len(multiples)}")
+    return np.tile(x, [int(m) for m in multiples])
+
+
+@register_gradient("Tile")
+def _tile_grad(op: Any, grad: Any) -> list:
+    """dx = grad viewed as [m0, d0, m1, d1, ...] and summed over the m axes (every copy of x adds up)."""
+    from webflow.ops.math_ops import reduce_sum
+
+    x, multiples = op.inputs
+    x_shape = array_ops.shape(x, out_type=multiples.dtype.base_dtype)
+    split_shape = array_ops.reshape(transpose(array_ops.stack([multiples, x_shape])), [-1])
+    axes = array_ops.range(0, array_ops.size(split_shape), 2)
+    summed = reduce_sum(array_ops.reshape(grad, split_shape), axes)
+    return [array_ops.reshape(summed, x.shape.as_list() if x.shape.is_fully_defined() else x_shape), None]
+
+
+def tile(input: Any, multiples: Any, name: str | None = None) -> Any:  # noqa: A002
+    return apply_op("Tile", [input, _int_vector(multiples)], name=name)
+
+
+# --- Pad, PadV2, MirrorPad ------------------------------------------------------------------------
+def _pad_shape(inputs: list, attrs: dict) -> tuple:
+    x, paddings_t = inputs[0], inputs[1]
+    paddings = constant_value(paddings_t)
+    rows = paddings_t.shape.as_tuple()[0] if paddings_t.shape.rank == 2 else None
+    if paddings_t.shape.rank is not None and paddings_t.shape.rank != 2:
+        raise ShapeError(f"Shape must be rank 2 but is rank {paddings_t.shape.rank}")
+    rank = x.shape.rank if x.shape.rank is not None else rows
+    if rank is None:
+        return output_spec(None, x.dtype.base_dtype)
+    if rows is not None and rows != rank:
+        raise ShapeError(f"The first dimension of paddings must be the rank of inputs[{rows},2] "
+                         f"{x.shape.as_list() if x.shape.rank is not None else '?'}")
+    dims = x.shape.as_tuple() if x.shape.rank is not None else (None,) * rank
+    if paddings is None:
+        return output_spec([None] * rank, x.dtype.base_dtype)
+    paddings = np.asarray(paddings).reshape(rank, 2)
+    mode = attrs.get("mode")
+    for d, (before, after) in zip(dims, paddings):
+        limit = None if d is None else d - 1 if mode == "REFLECT" else d
+        if mode and limit is not None and (before > limit or after > limit):
+            raise ShapeError(f"paddings must be no greater than the dimension size: {before}, {after} greater "
+                             f"than {limit}")
+    return output_spec([None if d is None else d + int(b) + int(a) for d, (b, a) in zip(dims, paddings)],
+                       x.dtype.base_dtype)
+
+
+def _pairs(paddings: Any) -> list:
+    return [(int(b), int(a)) for b, a in np.asarray(paddings).reshape(-1, 2)]
+
+
+@register_op("Pad", "Pad", inputs=("input", "paddings"), shape=_pad_shape)
+def pad_kernel(x: Any, paddings: Any) -> Any:
+    """y = x with paddings[i] = (before, after) zeros added on each side of axis i."""
+    return np.pad(x, _pairs(paddings))
+
+
+@register_op("PadV2", "PadV2", inputs=("input", "paddings", "constant_values"), shape=_pad_shape, same_dtype=(0, 2))
+def pad_v2_kernel(x: Any, paddings: Any, value: Any) -> Any:
+    """y = x with paddings[i] = (before, after) copies of constant_values added around axis i."""
+    return np.pad(x, _pairs(paddings), constant_values=value)
+
+
+def _pad_grad(op: Any, grad: Any) -> list:
+    """dx = the middle of grad: slice(grad, begin=paddings[:, 0], size=shape(x))."""
+    from webflow.ops.indexing_ops import slice as slice_op
+
+    x, paddings = op.inputs[0], op.inputs[1]
+    begin = array_ops.reshape(slice_op(paddings, np.array([0, 0], np.int32) if paddings.dtype == dtypes.int32
+                                       else np.array([0, 0], np.int64), _minus_one_one(paddings)), [-1])
+    grads = [slice_op(grad, begin, array_ops.shape(x, out_type=paddings.dtype.base_dtype)), None]
+    if op.type == "PadV2":
+        from webflow.ops.math_ops import reduce_sum, subtract
+
+        grads.append(subtract(reduce_sum(grad), reduce_sum(grads[0])))  # d/dvalue = grad over the padding
+    return grads
+
+
+def _minus_one_one(paddings: Any) -> Any:
+    return np.array([-1, 1], dtype=paddings.dtype.base_dtype.as_numpy_dtype)
+
+
+register_gradient("Pad")(_pad_grad)
+register_gradient("PadV2")(_pad_grad)
+
+
+@register_op("MirrorPad", "MirrorPad", inputs=("input", "paddings"), shape=_pad_shape)
+def mirror_pad_kernel(x: Any, paddings: Any, *, mode: str) -> Any:
+    """y = x padded with its own mirror image (REFLECT excludes the edge element, SYMMETRIC repeats it)."""
+    pairs = _pairs(paddings)
+    for axis, (before, after) in enumerate(pairs):
+        limit = np.shape(x)[axis] - (1 if mode == "REFLECT" else 0)
+        if before > limit or after > limit:
+            raise ValueError(f"paddings must be no greater than the dimension size: {before}, {after} greater "
+                             f"than {limit}")
+    return np.pad(x, pairs, mode=mode.lower())
+
+
+def _mirror_pad_grad_shape(inputs: list, attrs: dict) -> tuple:
+    grad, paddings_t = inputs
+    paddings = constant_value(paddings_t)
+    if grad.shape.rank is None or paddings is None:
+        return output_spec(None if grad.shape.rank is None else [None] * grad.shape.rank, grad.dtype.base_dtype)
+    return output_spec([None if d is None else d - sum(p) for d, p in zip(grad.shape.as_tuple(), _pairs(paddings))],
+                       grad.dtype.base_dtype)
+
+
+@register_op("MirrorPadGrad", "MirrorPadGrad", inputs=("input", "paddings"), shape=_mirror_pad_grad_shape)
+def mirror_pad_grad_kernel(grad: Any, paddings: Any, *, mode: str) -> Any:
+    """dx[j] = sum of grad[k] over the output positions k that copied x[j] (folding the mirrors back)."""
+    result = grad
+    for axis, (before, after) in enumerate(_pairs(paddings)):
+        size = result.shape[axis] - before - after
+        source = np.pad(np.arange(size), (before, after), mode=mode.lower())  # which x[j] each position copies
+        folded = np.zeros(result.shape[:axis] + (size,) + result.shape[axis + 1:], dtype=grad.dtype)
+        np.add.at(np.moveaxis(folded, axis, 0), source, np.moveaxis(result, axis, 0))
+        result = folded
+    return result
+
+
+@register_gradient("MirrorPad")
+def _mirror_pad_grad(op: Any, grad: Any) -> list:
+    """dx = MirrorPadGrad(grad): each padded position sends its gradient to the element it mirrored."""
+    return [apply_op("MirrorPadGrad", [grad, op.inputs[1]], {"mode": op.get_attr("mode")}), None]
+
+
+@register_gradient("MirrorPadGrad")
+def _mirror_pad_grad_grad(op: Any, grad: Any) -> list:
+    """d grad = MirrorPad(grad) (MirrorPadGrad is linear; its adjoint is the padding)."""
+    return [apply_op("MirrorPad", [grad, op.inputs[1]], {"mode": op.get_attr("mode")}), None]
+
+
+def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: str | None = None, constant_values: Any = 0) -> Any:
+    mode = mode.upper()
+    paddings = _int_vector(paddings) if not isinstance(paddings, (list, builtins.tuple)) else \
+        np.array(paddings, dtype=np.int32) if not any(hasattr(p, "dtype") for row in paddings for p in row) \
+        else array_ops.stack([array_ops.stack(list(row)) for row in paddings])
+    if mode == "CONSTANT":
+        if not hasattr(constant_values, "dtype") and constant_values == 0:
+            return apply_op("Pad", [tensor, paddings], name=name)
+        return apply_op("PadV2", [tensor, paddings, constant_values], name=name)
+    if mode not in ("REFLECT", "SYMMETRIC"):
+        raise ValueError(f"Unknown padding mode: {mode}")
+    return apply_op("MirrorPad", [tensor, paddings], {"mode": mode}, name=name)
+
+
+# --- ReverseV2 ------------------------------------------------------------------------------------
+@register_op("ReverseV2", "ReverseV2", inputs=("tensor", "axis"), shape=same_as_input)
+def reverse_kernel(x: Any, axis: Any) -> Any:
+    """y = x with the order of elements reversed along each axis in `axis`."""
+    return np.ascontiguousarray(np.flip(x, builtins.tuple(int(a) for a in np.asarray(axis).reshape(-1))))
+
+
+@register_gradient("ReverseV2")
+def _reverse_grad(op: Any, grad: Any) -> list:
+    """dx = reverse(grad, axis)."""
+    return [reverse(grad, op.inputs[1]), None]
+
+
+def reverse(tensor: Any, axis: Any, name: str | None = None) -> Any:
+    return apply_op("ReverseV2", [tensor, _int_vector(axis)], name=name)
+
+
+# --- ShapeN, IdentityN ----------------------------------------------------------------------------
+@register_op("ShapeN", "ShapeN", inputs=("*input",),
+             shape=lambda inputs, attrs: [output_spec([t.shape.rank], attrs["out_type"]) for t in inputs])
+def shape_n_kernel(*values: Any, N: int, out_type: Any) -> list:  # noqa: N803 - TensorFlow's attr name
+    """y_i = the shape of x_i."""
+    return [np.array(np.shape(v), dtype=out_type.as_numpy_dtype) for v in values]
+
+
+NotDifferentiable("ShapeN")
+
+
+def shape_n(input: list, out_type: Any = dtypes.int32, name: str | None = None) -> list:  # noqa: A002
+    values = list(input)
+    return apply_op("ShapeN", values, {"N": len(values), "out_type": dtypes.as_dtype(out_type)}, name=name)
+
+
+@register_op("IdentityN", "IdentityN", inputs=("*input",),
+             shape=lambda inputs, attrs: [output_spec(t.shape, t.dtype.base_dtype) for t in inputs])
+def identity_n_kernel(*values: Any) -> list:
+    """y_i = x_i."""
+    return list(values)
+
+
+@register_gradient("IdentityN")
+def _identity_n_grad(op: Any, *grads: Any) -> list:
+    """dx_i = dy_i."""
+    return list(grads)
+
+
+def identity_n(input: list, name: str | None = None) -> list:  # noqa: A002
+    return apply_op("IdentityN", list(input), name=name)
+
+
+# --- sequence_mask --------------------------------------------------------------------------------
+def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool, name: str | None = None) -> Any:
+    """mask[i..., j] = j < lengths[i...], with j in [0, maxlen) (maxlen defaults to max(lengths))."""
+    from webflow.ops.logic_ops import less
+    from webflow.ops.math_ops import cast
+
+    graph = None if context.executing_eagerly() else context.get_default_graph()
+    with (graph.name_scope(name or "SequenceMask") if graph is not None else array_ops._NoScope()):
+        lengths = convert_to_tensor(lengths)
+        if maxlen is None:
+            maxlen = apply_op("Max", [lengths, np.arange(lengths.shape.rank, dtype=np.int32)], {"keep_dims": False}) \
+                if "Max" in _ops() else None
+            if maxlen is None:
+                raise NotImplementedError("sequence_mask without maxlen needs reduce_max (Max op)")
+        maxlen = cast(convert_to_tensor(maxlen), lengths.dtype.base_dtype)
+        row = array_ops.range(np.array(0, dtype=lengths.dtype.base_dtype.as_numpy_dtype), maxlen,
+                              np.array(1, dtype=lengths.dtype.base_dtype.as_numpy_dtype))
+        mask = less(row, expand_dims(lengths, -1))
+        return mask if dtypes.as_dtype(dtype) is dtypes.bool else cast(mask, dtype)
+
+
+def _ops() -> dict:
+    from webflow.ops.registry import OPS
+
+    return OPS
+
+
+# --- TF2 signatures (argument order differs from TF1's) ---------------------------------------------
+def transpose_v2(a: Any, perm: Any = None, conjugate: bool = False, name: str = "transpose") -> Any:
+    return transpose(a, perm, name, conjugate)
+
+
+def expand_dims_v2(input: Any, axis: Any, name: str | None = None) -> Any:  # noqa: A002
+    return expand_dims(input, axis, name)
+
+
+def squeeze_v2(input: Any, axis: Any = None, name: str | None = None) -> Any:  # noqa: A002
+    return squeeze(input, axis, name)
+
+
+def pad_v2(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
+           name: str | None = None) -> Any:
+    return pad(tensor, paddings, mode, name, constant_values)
