@@ -24,7 +24,8 @@ $(TF_VENV)/.installed:
 oracle: $(TF_VENV)/.installed
 
 demo: $(VENV)/.installed
-	$(PY) -m webflow.demo $(ARGS)
+	# One BLAS thread: the demo's small matmuls lose to threading overhead on 2 busy cores (84 s vs 8 s measured)
+	OPENBLAS_NUM_THREADS=1 $(PY) -m webflow.demo $(ARGS)
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check webflow tests benchmarks

@@ -69,3 +69,75 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_op(case):
     check_case(case)
+
+
+# --- stories -------------------------------------------------------------------------------------------
+def test_tf2_equality_operators_are_elementwise_and_tolerate_mismatched_shapes():
+    a = wf.constant([1, 2, 3])
+    np.testing.assert_array_equal((a == 2).numpy(), [False, True, False])
+    np.testing.assert_array_equal((a != wf.constant([1, 0, 3])).numpy(), [False, True, False])
+    assert (a == wf.constant([1, 2])).numpy() is np.False_  # TF2: incompatible shapes compare unequal
+    assert (a != wf.constant([1, 2])).numpy() is np.True_
+    assert (a == None) is False  # noqa: E711 - the operator itself is under test
+    with pytest.raises(TypeError):
+        a == 1.5  # noqa: B015 - 1.5 cannot be an int32, as in TensorFlow
+
+
+def test_equality_inside_a_function_builds_equal_but_a_tf1_graph_compares_identity():
+    seen = []
+
+    @wf.function
+    def same(x):
+        result = x == 2.0
+        seen.append((result.op.type, result.name))
+        return result
+
+    np.testing.assert_array_equal(same(wf.constant([1.0, 2.0])).numpy(), [False, True])
+    assert seen == [("Equal", "Equal:0")]
+    tf1.disable_v2_behavior()
+    x = tf1.placeholder(tf1.float32, [2])
+    assert (x == x) is True and (x == tf1.identity(x)) is False
+
+
+def test_where_with_one_argument_gives_int64_coordinates_of_unknown_count():
+    c = np.array([[True, False, True], [False, False, True]])
+    np.testing.assert_array_equal(wf.where(c).numpy(), np.argwhere(c))
+    assert wf.where(wf.constant([1, 0, 2])).numpy().tolist() == [[0], [2]]  # non-zero numbers count as true
+    tf1.disable_v2_behavior()
+    cond = tf1.placeholder(tf1.bool, [None, 3])
+    indices = tf1.where(cond)
+    assert (indices.name, str(indices.shape), indices.dtype) == ("Where:0", "(?, 2)", tf1.int64)
+    with tf1.Session() as session:
+        np.testing.assert_array_equal(session.run(indices, {cond: c}), np.argwhere(c))
+
+
+def test_where_needs_both_x_and_y_or_neither():
+    with pytest.raises(ValueError, match="x and y must both be non-None or both be None."):
+        wf.where(wf.constant([True]), wf.constant([1.0]))
+
+
+def test_tf1_select_shape_errors_use_tensorflow_wording():
+    tf1.disable_v2_behavior()
+    with pytest.raises(ValueError, match=r"Dimension 0 in both shapes must be equal, but are 2 and 3\. "
+                                         r"Shapes are \[2,3\] and \[3,3\]\. for '\{\{node Select\}\} = Select"):
+        tf1.where(tf1.constant([True, False]), tf1.ones([2, 3]), tf1.ones([3, 3]))
+    with pytest.raises(ValueError, match=r"Dimension 0 in both shapes must be equal, but are 2 and 1\. "
+                                         r"Shapes are \[2,3\] and \[1,2\]\."):
+        tf1.where(tf1.constant([[True, False]]), tf1.ones([2, 3]), tf1.ones([2, 3]))
+    cond = tf1.placeholder(tf1.bool, [None])
+    chosen = tf1.where(cond, tf1.ones([2, 3]), tf1.zeros([2, 3]))
+    with tf1.Session() as session, pytest.raises(tf1.errors.InvalidArgumentError,
+                                                 match="Number of batches of 'then' must match size of 'cond'"):
+        session.run(chosen, {cond: [True, False, True]})
+
+
+def test_select_gradients_in_a_tf1_graph():
+    tf1.disable_v2_behavior()
+    cond = tf1.placeholder(tf1.bool, [3])
+    x = tf1.placeholder(tf1.float32, [3, 2])
+    y = tf1.placeholder(tf1.float32, [3, 2])
+    dx, dy = tf1.gradients(tf1.reduce_sum(tf1.where(cond, x, y) * 3.0), [x, y])
+    with tf1.Session() as session:
+        gx, gy = session.run([dx, dy], {cond: [True, False, True], x: np.ones((3, 2)), y: np.ones((3, 2))})
+    np.testing.assert_array_equal(gx, [[3, 3], [0, 0], [3, 3]])
+    np.testing.assert_array_equal(gy, [[0, 0], [3, 3], [0, 0]])

@@ -18,3 +18,6 @@ from webflow.nn.embedding import embedding_lookup
 
 # --- losses with their own kernels (ops/nn_loss_ops.py) ---
 from webflow.ops.nn_loss_ops import l2_loss
+
+# --- statistics (nn/moments.py) ---
+from webflow.nn.moments import moments

@@ -10,7 +10,13 @@ from typing import Any
 from webflow.backends.numpy_backend import np
 from webflow.framework import context, dtypes
 from webflow.framework.tensor_shape import TensorShape
-from webflow.ops.convert import constant_value, constant_value_as_shape, convert_to_tensor
+from webflow.ops.convert import (
+    constant_value,
+    constant_value_as_shape,
+    convert_to_tensor,
+    is_tensor_like,
+    to_numpy,
+)
 from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import broadcast_shapes, normalize_axis, same_as_input
 
@@ -59,7 +65,22 @@ def shape_kernel(x: Any, *, out_type: Any) -> Any:
 
 
 def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Any:  # noqa: A002
-    return apply_op("Shape", [input], {"out_type": dtypes.as_dtype(out_type)}, name=name)
+    """The shape of `input` as a 1-D tensor: a Const when it is fully known (as TF folds it), else a Shape op."""
+    return _static_or_op("Shape", input, name, lambda s: s.as_list() if s.is_fully_defined() else None, out_type)
+
+
+def _static_or_op(op_type: str, input: Any, name: str | None, static: Any, out_type: Any) -> Any:  # noqa: A002
+    """A Const named like the op when `static(shape)` knows the answer at build time, else the op."""
+    from webflow.ops.constants import constant
+
+    out_type = dtypes.as_dtype(out_type)
+    with _name_scope(name or op_type) as scope:
+        x = convert_to_tensor(input)
+        known = static(x.shape)
+        if known is not None:
+            return constant(np.array(known, dtype=out_type.as_numpy_dtype), name=scope or op_type)
+        attrs = {"out_type": out_type} if op_type != "Rank" else {}
+        return apply_op(op_type, [x], attrs, name=scope or None)
 
 
 @register_op("Size", "Size", inputs=("input",), shape=lambda inputs, attrs: output_spec((), attrs["out_type"]))
@@ -69,7 +90,7 @@ def size_kernel(x: Any, *, out_type: Any) -> Any:
 
 
 def size(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Any:  # noqa: A002
-    return apply_op("Size", [input], {"out_type": dtypes.as_dtype(out_type)}, name=name)
+    return _static_or_op("Size", input, name, lambda s: s.num_elements(), out_type)
 
 
 @register_op("Rank", "Rank", inputs=("input",), shape=lambda inputs, attrs: output_spec((), dtypes.int32))
@@ -79,7 +100,7 @@ def rank_kernel(x: Any) -> Any:
 
 
 def rank(input: Any, name: str | None = None) -> Any:  # noqa: A002
-    return apply_op("Rank", [input], name=name)
+    return _static_or_op("Rank", input, name, lambda s: s.rank, dtypes.int32)
 
 
 for _op_type in ("Shape", "Size", "Rank"):
@@ -577,13 +598,15 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name
     if limit is None:
         start, limit = 0, start
     values = [start, limit, delta]
-    if dtype is None:
-        inferred = [convert_to_tensor(v).dtype.base_dtype for v in values]
+    if dtype is None:  # the widest of the arguments' dtypes, inferred without building ops
+        inferred = [convert_to_tensor(v).dtype.base_dtype if is_tensor_like(v) else
+                    dtypes.as_dtype(to_numpy(v).dtype) for v in values]
         order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
         dtype = max(inferred, key=order.index)
-    values = [convert_to_tensor(v, dtype=dtype) if not hasattr(v, "dtype") else
-              _cast_if_needed(v, dtype) for v in values]
-    return apply_op("Range", values, name=name)
+    with _name_scope(name) as scope:  # TF names the arguments range/start, range/limit, range/delta
+        values = [_cast_if_needed(v, dtype) if is_tensor_like(v) else convert_to_tensor(v, dtype=dtype, name=arg)
+                  for v, arg in zip(values, ("start", "limit", "delta"))]
+        return apply_op("Range", values, name=scope or None)
 
 
 def _cast_if_needed(value: Any, dtype: Any) -> Any:

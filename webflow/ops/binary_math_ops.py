@@ -25,9 +25,10 @@ NUMBERS = dtypes.NUMERIC
 SIGNED = FLOATS + (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
 
 
-def _check_integer_divisor(y: Any) -> None:
-    """Integer division by zero is a run-time error in TensorFlow (floats give inf/NaN instead)."""
-    if y.dtype.kind in "iu" and np.any(y == 0):
+def _check_integer_divisor(x: Any, y: Any) -> None:
+    """Integer division by zero is a run-time error in TensorFlow (floats give inf/NaN instead);
+    an empty result divides nothing, so it is fine (`[] % 0` occurs in shape arithmetic)."""
+    if y.dtype.kind in "iu" and np.broadcast(x, y).size and np.any(y == 0):
         raise InvalidArgumentError(None, None, "Integer division by zero")
 
 
@@ -35,7 +36,7 @@ def _check_integer_divisor(y: Any) -> None:
 @register_op("FloorDiv", "FloorDiv", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS)
 def floor_div_kernel(x: Any, y: Any) -> Any:
     """z = floor(x / y) (rounds toward -inf: -7 // 2 = -4)."""
-    _check_integer_divisor(y)
+    _check_integer_divisor(x, y)
     if x.dtype.kind in "iu":
         return np.floor_divide(x, y)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -62,7 +63,7 @@ def floor_div(x: Any, y: Any, name: str | None = None) -> Any:
 @register_op("FloorMod", "FloorMod", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS)
 def floor_mod_kernel(x: Any, y: Any) -> Any:
     """z = x - floor(x / y) * y (takes the sign of y: -7 % 3 = 2)."""
-    _check_integer_divisor(y)
+    _check_integer_divisor(x, y)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.mod(x, y)
 
@@ -181,7 +182,7 @@ def squared_difference(x: Any, y: Any, name: str | None = None) -> Any:
              allowed=NUMBERS)
 def truncate_div_kernel(x: Any, y: Any) -> Any:
     """z = trunc(x / y) (rounds toward zero: -7 / 2 = -3)."""
-    _check_integer_divisor(y)
+    _check_integer_divisor(x, y)
     if x.dtype.kind in "iu":
         quotient = np.floor_divide(np.abs(x), np.abs(y))  # exact for integers, unlike a float detour
         return (quotient * np.sign(x) * np.sign(y)).astype(x.dtype)
@@ -199,7 +200,7 @@ def _truncate_div_grad(op: Any, grad: Any) -> list:
              allowed=NUMBERS)
 def truncate_mod_kernel(x: Any, y: Any) -> Any:
     """z = x - trunc(x / y) * y (takes the sign of x, as C's %)."""
-    _check_integer_divisor(y)
+    _check_integer_divisor(x, y)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.fmod(x, y)
 
@@ -276,7 +277,8 @@ def _tensordot_axes(a: Any, axes: Any) -> tuple:
 
 
 def _as_matrix(x: Any, axes: list, contracted_first: bool) -> tuple:
-    """x transposed and reshaped to [free, contracted] (or [contracted, free]); also x's free dims."""
+    """x transposed and reshaped to [free, contracted] (or [contracted, free]), and x's free dims: a list
+    when x's shape is known, else (a shape tensor, the static dims with None where unknown)."""
     from webflow.ops import manip_ops
 
     rank = x.shape.rank
@@ -297,7 +299,7 @@ def _as_matrix(x: Any, axes: list, contracted_first: bool) -> tuple:
     free_dims = array_ops.stack([parts[i] for i in free]) if free else np.zeros(0, np.int32)
     target = [-1, _product([parts[i] for i in axes])] if not contracted_first \
         else [_product([parts[i] for i in axes]), -1]
-    return array_ops.reshape(moved, array_ops.stack(target)), free_dims
+    return array_ops.reshape(moved, array_ops.stack(target)), (free_dims, [dims[i] for i in free])
 
 
 def _product(values: list) -> Any:
@@ -322,8 +324,11 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Any:
             if product.shape.is_fully_defined() and product.shape.as_list() == a_free + b_free:
                 return product
             return array_ops.reshape(product, a_free + b_free, name=scope or None)
-        shape = array_ops.concat([a_free, b_free], 0)
-        return array_ops.reshape(product, shape, name=scope or None)
+        (a_free, a_static), (b_free, b_static) = (
+            free if isinstance(free, tuple) else (free, free) for free in (a_free, b_free))
+        result = array_ops.reshape(product, array_ops.concat([a_free, b_free], 0), name=scope or None)
+        result.set_shape(a_static + b_static)  # what is known statically, as TensorFlow sets it
+        return result
 
 
 # --- Python operators: `x // y`, `x % y`, `x ** y` ------------------------------------------------------

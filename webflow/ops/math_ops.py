@@ -9,10 +9,11 @@ from typing import Any
 from webflow.backends.numpy_backend import np
 from webflow.framework import dtypes
 from webflow.framework.indexed_slices import IndexedSlices
+from webflow.framework.scopes import name_scope_v1
 from webflow.framework.tensor import OPERATORS
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops import array_ops
-from webflow.ops.convert import constant_value, convert_to_tensor, register_tensor_conversion_function
+from webflow.ops.convert import constant_value, convert_to_tensor, is_tensor_like, register_tensor_conversion_function
 from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import broadcast_binary, merge_dims, same_as_input
 
@@ -37,7 +38,7 @@ def unbroadcast(grad: Any, x: Any) -> Any:
 
 
 # --- AddV2 ------------------------------------------------------------------------------------------
-@register_op("AddV2", "add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c_kernel="wf_add")
+@register_op("AddV2", "Add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c_kernel="wf_add")
 def add_kernel(x: Any, y: Any) -> Any:
     """z = x + y (broadcasting)."""
     return np.add(x, y)
@@ -55,7 +56,7 @@ def add(x: Any, y: Any, name: str | None = None) -> Any:
 
 
 # --- Sub --------------------------------------------------------------------------------------------
-@register_op("Sub", "sub", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c_kernel="wf_sub")
+@register_op("Sub", "Sub", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c_kernel="wf_sub")
 def sub_kernel(x: Any, y: Any) -> Any:
     """z = x - y (broadcasting)."""
     return np.subtract(x, y)
@@ -73,7 +74,7 @@ def subtract(x: Any, y: Any, name: str | None = None) -> Any:
 
 
 # --- Mul --------------------------------------------------------------------------------------------
-@register_op("Mul", "mul", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c_kernel="wf_mul")
+@register_op("Mul", "Mul", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c_kernel="wf_mul")
 def mul_kernel(x: Any, y: Any) -> Any:
     """z = x * y (broadcasting)."""
     return np.multiply(x, y)
@@ -274,13 +275,14 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     """Matrix product; rank > 2 inputs are batches (BatchMatMulV2), as `tf.matmul`."""
     transpose_a = transpose_a or adjoint_a
     transpose_b = transpose_b or adjoint_b
-    a = convert_to_tensor(a, name="a") if not hasattr(a, "dtype") or not hasattr(a, "shape") else a
-    b = convert_to_tensor(b, dtype=getattr(a, "dtype", None) and a.dtype.base_dtype, name="b") \
-        if not hasattr(b, "dtype") or not hasattr(b, "shape") else b
-    ranks = (a.shape.rank, b.shape.rank)
-    if ranks == (2, 2):
-        return apply_op("MatMul", [a, b], {"transpose_a": transpose_a, "transpose_b": transpose_b}, name=name)
-    return apply_op("BatchMatMulV2", [a, b], {"adj_x": transpose_a, "adj_y": transpose_b}, name=name)
+    with name_scope_v1(name, "MatMul", [a, b]) as scope:  # Python values become MatMul/a, MatMul/b
+        a = convert_to_tensor(a, name="a") if not hasattr(a, "dtype") or not hasattr(a, "shape") else a
+        b = convert_to_tensor(b, dtype=getattr(a, "dtype", None) and a.dtype.base_dtype, name="b") \
+            if not hasattr(b, "dtype") or not hasattr(b, "shape") else b
+        if (a.shape.rank, b.shape.rank) == (2, 2):
+            return apply_op("MatMul", [a, b], {"transpose_a": transpose_a, "transpose_b": transpose_b},
+                            name=scope or None)
+        return apply_op("BatchMatMulV2", [a, b], {"adj_x": transpose_a, "adj_y": transpose_b}, name=scope or None)
 
 
 # --- Cast -------------------------------------------------------------------------------------------
@@ -429,9 +431,13 @@ def _reduce(op_type: str, input_tensor: Any, axis: Any, keepdims: Any, name: str
             reduction_indices: Any = None, keep_dims: Any = None) -> Any:
     """One reduction op (Sum, Mean, Max, Prod, Any ...) over `axis` (all axes when None)."""
     axis, keep = reduction_arguments(axis, keepdims, reduction_indices, keep_dims)
-    x = convert_to_tensor(input_tensor)
     if isinstance(axis, (list, tuple)) and not axis:
         axis = np.zeros(0, np.int32)  # reduce over no axes: the op still runs (TF builds it too)
+    if axis is None and not is_tensor_like(input_tensor):
+        # A Python value: TF reduces over range(0, rank(value)) and converts the value inside the op.
+        return apply_op(op_type, [input_tensor, array_ops.range(0, array_ops.rank(input_tensor))],
+                        {"keep_dims": keep}, name=name)
+    x = convert_to_tensor(input_tensor)
     return apply_op(op_type, [x, reduction_axes(x, axis)], {"keep_dims": keep}, name=name)
 
 
@@ -475,12 +481,14 @@ def _binary_operator(function: Any, op_name: str) -> Any:
 
 
 def _operands(x: Any, y: Any) -> tuple:
-    """Both operands as tensors; a Python number takes the tensor's dtype, on either side (`1.0 - t`)."""
+    """Both operands as tensors; a Python number takes the tensor's dtype, on either side (`1.0 - t`).
+    The dtype is only preferred: `int_tensor + 1.5` makes a float32 1.5 and the op then raises TF's
+    "Input 'y' of 'AddV2' Op has type float32 that does not match type int32" TypeError."""
     if _is_python_number(x) and not _is_python_number(y):  # reversed operator: 1.0 - t
         y = convert_to_tensor(y, name="y")
-        return convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x"), y
+        return convert_to_tensor(x, preferred_dtype=y.dtype.base_dtype, name="x"), y
     x = convert_to_tensor(x, name="x")
-    return x, convert_to_tensor(y, dtype=x.dtype.base_dtype if _is_python_number(y) else None, name="y")
+    return x, convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype if _is_python_number(y) else None, name="y")
 
 
 def _is_python_number(value: Any) -> bool:

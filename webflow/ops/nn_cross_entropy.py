@@ -51,8 +51,8 @@ def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: int = -
         labels = math_ops.cast(labels, logits.dtype.base_dtype)
         rank = logits.shape.rank
         if axis not in (-1, None) and rank is not None and axis % rank != rank - 1:
-            perm = list(range(rank))
-            perm[axis % rank], perm[-1] = perm[-1], perm[axis % rank]
+            # Move the class axis to the end, the others keeping their order (the loss has them in that order).
+            perm = [i for i in range(rank) if i != axis % rank] + [axis % rank]
             logits, labels = array_ops.transpose(logits, perm), array_ops.transpose(labels, perm)
         if rank is None or (rank == 2 and context.executing_eagerly()):
             # Unknown rank: the op itself checks for rank 2 (TF reshapes dynamically here).
