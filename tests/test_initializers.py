@@ -1,7 +1,6 @@
 """TF1 initializers: exact deterministic values, sample statistics against the analytic distributions,
 and (with WEBFLOW_TF_PYTHON) TensorFlow's exact op names and seeded numbers."""
 
-import importlib
 import math
 
 import numpy as np
@@ -10,20 +9,6 @@ from test_variable_scope import assert_same_as_tensorflow
 
 import webflow.compat.v1 as tf
 from webflow.ops import init_ops
-
-
-def _has_op(module_names, name):
-    for module_name in module_names:
-        try:
-            if hasattr(importlib.import_module(f"webflow.ops.{module_name}"), name):
-                return True
-        except ImportError:
-            pass
-    return False
-
-
-HAS_QR = _has_op(("linalg_ops",), "qr") and _has_op(("array_ops", "linalg_ops", "matrix_ops"), "diag_part")
-HAS_EYE = _has_op(("linalg_ops", "array_ops", "matrix_ops"), "eye")
 
 
 def values(initializer, shape, dtype=tf.float32):
@@ -168,7 +153,6 @@ def graph_mode_graph():
     yield tf.get_default_graph()
 
 
-@pytest.mark.skipif(not HAS_QR, reason="orthogonal_initializer needs the Qr and DiagPart ops, not in webflow yet")
 def test_orthogonal_has_orthonormal_columns_or_rows():
     tall = values(tf.orthogonal_initializer(gain=2.0, seed=5), [6, 2, 3])  # a 12 x 3 matrix
     np.testing.assert_allclose(tall.reshape(12, 3).T @ tall.reshape(12, 3), 4.0 * np.eye(3), atol=1e-5)
@@ -176,7 +160,6 @@ def test_orthogonal_has_orthonormal_columns_or_rows():
     np.testing.assert_allclose(wide @ wide.T, np.eye(3), atol=1e-5)
 
 
-@pytest.mark.skipif(not HAS_EYE, reason="identity initializer needs the eye op, not in webflow yet")
 def test_identity():
     assert values(tf.initializers.identity(gain=2.0), [2, 3]).tolist() == [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0]]
 
@@ -217,7 +200,6 @@ def test_names_and_seeded_values_like_tensorflow(tmp_path):
     assert_same_as_tensorflow(INITIALIZER_SCRIPT, "graph", tmp_path)
 
 
-@pytest.mark.skipif(not (HAS_QR and HAS_EYE), reason="needs the Qr, DiagPart and eye ops, not in webflow yet")
 def test_orthogonal_and_identity_like_tensorflow(tmp_path):
     script = """
         with tf.variable_scope("m"):
