@@ -12,12 +12,12 @@ import builtins
 from typing import Any
 
 from webflow.backends.numpy_backend import np
-from webflow.framework import context
+from webflow.framework import context, dtypes
 from webflow.framework.indexed_slices import IndexedSlices
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops import array_ops
 from webflow.ops.convert import constant_value, constant_value_as_shape, convert_to_tensor
-from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import normalize_axis
 
 
@@ -229,3 +229,27 @@ def gather_nd_v2(params: Any, indices: Any, batch_dims: int = 0, name: str | Non
 
 def boolean_mask_v2(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_mask") -> Any:
     return boolean_mask(tensor, mask, name, axis)
+
+
+# --- Unique (de-duplicates the indices of sparse gradients) ---------------------------------------------
+def _unique_shape(inputs: list, attrs: dict) -> list:
+    x = inputs[0]
+    return [output_spec([None], x.dtype.base_dtype), output_spec(x.shape, attrs["out_idx"])]
+
+
+@register_op("Unique", "Unique", inputs=("x",), shape=_unique_shape)
+def unique_kernel(x: Any, *, out_idx: Any) -> list:
+    """y = the distinct values of x in order of first appearance; idx[i] = position of x[i] in y."""
+    values, first, inverse = np.unique(x, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # sorted position -> first-appearance position
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return [values[order], rank[inverse.reshape(-1)].astype(out_idx.as_numpy_dtype)]
+
+
+NotDifferentiable("Unique")
+
+
+def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> list:
+    """`tf.unique`: (distinct values in order of first appearance, index of each x in them)."""
+    return apply_op("Unique", [x], {"out_idx": dtypes.as_dtype(out_idx)}, name=name)
