@@ -103,3 +103,14 @@ def test_eager_tensor_repr_and_numpy():
     assert t.numpy()[0] == 2.0  # numpy() hands out a copy
     with pytest.raises(wf.errors.InvalidArgumentError, match="MatMul"):
         wf.matmul(wf.ones([2, 3]), wf.ones([4, 5]))
+
+
+def test_ops_without_gradient_raise_lookup_error_and_non_differentiable_ones_give_none():
+    tf.disable_v2_behavior()
+    from webflow.ops.linalg_ops import qr
+
+    x = tf.placeholder(tf.float32, [3, 3])
+    q, _ = qr(x)
+    with pytest.raises(LookupError, match="No gradient defined for operation 'Qr'"):
+        tf.gradients(tf.reduce_sum(q), x)
+    assert tf.gradients(tf.reduce_sum(tf.floor(x)), x) == [None]  # TF: Floor has no gradient

@@ -5,6 +5,8 @@ import pytest
 from op_harness import OpCase, check_case
 
 import webflow as wf
+from webflow.ops.constants import placeholder_with_default
+from webflow.ops.gather_ops import unique
 
 rng = np.random.default_rng(0)
 
@@ -46,6 +48,19 @@ CASES = [
            unknown_shapes=False),
     OpCase("broadcast_to", lambda x: wf.broadcast_to(x, [2, 3]), [r(1, 3)], lambda x: np.broadcast_to(x, (2, 3))),
     OpCase("identity", lambda x: wf.identity(x), [r(3)], lambda x: x),
+    OpCase("one_hot", lambda i: wf.one_hot(i, 4), [np.array([0, 3, 1], np.int32)],
+           lambda i: np.eye(4, dtype=np.float32)[i], grad=False),
+    OpCase("one_hot_axis0_on_off", lambda i: wf.one_hot(i, 3, on_value=5.0, off_value=-1.0, axis=0),
+           [np.array([2, 0], np.int32)], lambda i: np.where(np.eye(3)[i].T > 0, 5.0, -1.0).astype(np.float32),
+           grad=False),
+    OpCase("size", lambda x: wf.size(x), [r(2, 3)], lambda x: np.array(x.size, np.int32), grad=False),
+    OpCase("shape", lambda x: wf.shape(x), [r(2, 3)], lambda x: np.array(x.shape, np.int32), grad=False),
+    OpCase("rank", lambda x: wf.rank(x), [r(2, 3)], lambda x: np.array(x.ndim, np.int32), grad=False),
+    OpCase("placeholder_with_default", lambda x: placeholder_with_default(x, [None, 3]) * 2.0, [r(2, 3)],
+           lambda x: x * 2.0, fully_static=False),  # its static shape is the one it is given
+    OpCase("unique", lambda x: list(unique(x)), [np.array([4, 1, 4, 2, 1], np.int32)],
+           lambda x: [np.array([4, 1, 2], np.int32), np.array([0, 1, 0, 2, 1], np.int32)], grad=False,
+           fully_static=False),
 ]
 
 

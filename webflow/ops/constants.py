@@ -10,7 +10,7 @@ from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.tensor import EagerTensor
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops.convert import to_numpy
-from webflow.ops.registry import apply_op, output_spec, register_op
+from webflow.ops.registry import NotDifferentiable, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import ShapeError
 
 # TensorFlow's DataTypeString names, used in its run-time messages ("with dtype float").
@@ -108,3 +108,14 @@ def placeholder_with_default_kernel(value: Any, *, shape: TensorShape) -> Any:
 
 def placeholder_with_default(input: Any, shape: Any, name: str | None = None) -> Any:  # noqa: A002
     return apply_op("PlaceholderWithDefault", [input], {"shape": TensorShape(shape)}, name=name)
+
+
+@register_gradient("PlaceholderWithDefault")
+def _placeholder_with_default_grad(op: Any, grad: Any) -> Any:
+    """d output / d input = 1 (when not fed, the output is the input)."""
+    return grad
+
+
+# No gradient, as in TensorFlow: boolean, integer-valued or piecewise-constant outputs.
+for _op_type in ("Const", "Placeholder"):
+    NotDifferentiable(_op_type)

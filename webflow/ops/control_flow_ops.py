@@ -16,7 +16,7 @@ from webflow.framework import context
 from webflow.framework.tensor import Tensor
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops import array_ops, functional_ops  # functional_ops registers If, While and the call ops
-from webflow.ops.registry import apply_op, register_op
+from webflow.ops.registry import NotDifferentiable, apply_op, register_op
 from webflow.ops.shapes import no_outputs
 
 
@@ -420,3 +420,8 @@ def _shape_within(shape: TensorShape, invariant: TensorShape) -> bool:
     if shape.rank != invariant.rank:
         return False
     return all(b is None or a == b for a, b in zip(shape.as_tuple(), invariant.as_tuple()))
+
+
+# No gradient, as in TensorFlow: boolean, integer-valued or piecewise-constant outputs.
+for _op_type in ("NoOp",):
+    NotDifferentiable(_op_type)

@@ -18,7 +18,7 @@ from webflow.framework.tensor import OPERATORS
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops import array_ops, math_ops
 from webflow.ops.convert import convert_to_tensor, is_tensor_like
-from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import broadcast_binary, broadcast_comparison, broadcast_shapes, same_as_input
 
 NUMBERS = dtypes.NUMERIC
@@ -357,3 +357,9 @@ OPERATORS.update({
     "invert": _invert_operator,
     "eq": _equality_operator("Equal"), "ne": _equality_operator("NotEqual"),
 })
+
+
+# No gradient, as in TensorFlow: boolean, integer-valued or piecewise-constant outputs.
+for _op_type in ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Equal", "Greater", "GreaterEqual", "Invert", "Less",
+                 "LessEqual", "LogicalAnd", "LogicalNot", "LogicalOr", "NotEqual", "Where"):
+    NotDifferentiable(_op_type)

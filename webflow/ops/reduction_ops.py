@@ -31,7 +31,7 @@ from webflow.ops.math_ops import (
     reduction_shape,
     subtract,
 )
-from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import require_rank, same_as_input
 
 NUMBERS = dtypes.NUMERIC
@@ -349,3 +349,8 @@ def count_nonzero_v1(input_tensor: Any = None, axis: Any = None, keepdims: Any =
                      input: Any = None) -> Any:  # noqa: A002
     axis, keep = reduction_arguments(axis, keepdims, reduction_indices, keep_dims)
     return count_nonzero(input_tensor if input is None else input, axis, keep, dtype, name)
+
+
+# No gradient, as in TensorFlow: boolean, integer-valued or piecewise-constant outputs.
+for _op_type in ("All", "Any", "ArgMax", "ArgMin"):
+    NotDifferentiable(_op_type)

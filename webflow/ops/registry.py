@@ -120,8 +120,8 @@ def gradient_function(op: Any) -> Callable | None:
         return None
     opdef = OPS.get(op_type)
     if opdef is None or opdef.grad is None:
-        if op_type in OPS or op_type in _GRADIENT_OVERRIDES:
-            return None
+        # as TensorFlow: an op is either differentiable or declared NotDifferentiable; silently
+        # returning no gradient would give a learner zeros where the maths says otherwise
         raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op_type})")
     return opdef.grad
 

@@ -547,3 +547,8 @@ def assign_sub(ref: Any, value: Any, use_locking: bool | None = None, name: str 
 
 def is_variable_initialized(variable: Any) -> Any:
     return apply_op("IsVariableInitialized", [variable._ref()])
+
+
+# No gradient, as in TensorFlow: boolean, integer-valued or piecewise-constant outputs.
+for _op_type in ("IsVariableInitialized",):
+    NotDifferentiable(_op_type)

@@ -16,7 +16,7 @@ from webflow.framework.tensor import OPERATORS
 from webflow.ops import array_ops
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.math_ops import add, multiply, negative, real_div, subtract
-from webflow.ops.registry import apply_op, register_gradient, register_op
+from webflow.ops.registry import NotDifferentiable, apply_op, register_gradient, register_op
 from webflow.ops.shapes import same_as_input, same_shape_as_input_with_dtype
 
 # TensorFlow's allowed-type lists (without bfloat16/complex, which webflow does not have).
@@ -328,3 +328,8 @@ def is_inf(x: Any, name: str | None = None) -> Any:
 
 # `abs(t)` on a tensor is tf.abs (node "Abs", no extra name scope, as in TensorFlow).
 OPERATORS.update({"abs": lambda x: abs(x)})
+
+
+# No gradient, as in TensorFlow: boolean, integer-valued or piecewise-constant outputs.
+for _op_type in ("Ceil", "Floor", "IsFinite", "IsInf", "IsNan", "Round"):
+    NotDifferentiable(_op_type)
