@@ -17,8 +17,16 @@ from webflow.ops.convert import (
     is_tensor_like,
     to_numpy,
 )
-from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
-from webflow.ops.shapes import broadcast_shapes, normalize_axis, same_as_input
+from webflow.ops.registry import (
+    NotDifferentiable,
+    ShapeError,
+    apply_op,
+    op_scope,
+    output_spec,
+    register_gradient,
+    register_op,
+)
+from webflow.ops.shapes import broadcast_shapes, merged_shape, normalize_axis, same_as_input
 
 
 # --- Identity, StopGradient ----------------------------------------------------------------------------
@@ -407,27 +415,13 @@ def _as_axis(axis: Any) -> Any:
     return np.array(axis, dtype=np.int32) if isinstance(axis, int) else axis
 
 
-class _NoScope:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *args: Any) -> None:
-        return None
-
-
 def _name_scope(name: str | None) -> Any:
-    if context.executing_eagerly():
-        return _NoScope()
-    return context.get_default_graph().name_scope(name)
+    return op_scope(name)
 
 
 # --- Pack (stack) -----------------------------------------------------------------------------------
 def _pack_shape(inputs: list, attrs: dict) -> tuple:
-    shape_ = TensorShape(None)
-    for value in inputs:
-        if not shape_.is_compatible_with(value.shape):
-            raise ShapeError(f"Shapes must be equal rank, but are {shape_} and {value.shape}")
-        shape_ = shape_.merge_with(value.shape)
+    shape_ = merged_shape(inputs)
     if shape_.rank is None:
         return output_spec(None, inputs[0].dtype.base_dtype)
     dims = list(shape_.as_tuple())

@@ -12,12 +12,20 @@ import builtins
 from typing import Any
 
 from webflow.backends.numpy_backend import np
-from webflow.framework import context, dtypes
+from webflow.framework import dtypes
 from webflow.framework.indexed_slices import IndexedSlices
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops import array_ops
 from webflow.ops.convert import constant_value, constant_value_as_shape, convert_to_tensor
-from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.registry import (
+    NotDifferentiable,
+    ShapeError,
+    apply_op,
+    op_scope,
+    output_spec,
+    register_gradient,
+    register_op,
+)
 from webflow.ops.shapes import normalize_axis
 
 
@@ -180,9 +188,7 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: str | None = None) 
 # --- boolean_mask ---------------------------------------------------------------------------------
 def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask", axis: Any = None) -> Any:
     """tensor's entries (along axis..axis+rank(mask)) where mask is True, flattened into one dim."""
-    graph = None if context.executing_eagerly() else context.get_default_graph()
-    scope = graph.name_scope(name) if graph is not None else array_ops._NoScope()
-    with scope:
+    with op_scope(name):
         tensor = convert_to_tensor(tensor, name="tensor")
         mask = convert_to_tensor(mask, name="mask")
         mask_rank = mask.shape.rank

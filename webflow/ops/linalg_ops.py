@@ -10,7 +10,7 @@ from webflow.backends.numpy_backend import np
 from webflow.framework import context, dtypes
 from webflow.ops import array_ops
 from webflow.ops.convert import convert_to_tensor
-from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
 from webflow.ops.shapes import require_rank_at_least
 
 
@@ -124,28 +124,17 @@ def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, 
     num_columns = num_rows if num_columns is None else num_columns
     batch = list(batch_shape or [])
     dtype = dtypes.as_dtype(dtype)
-    graph = None if context.executing_eagerly() else context.get_default_graph()
-    scope = graph.name_scope(name or "eye") if graph is not None else _NoScope()
-    with scope:
+    with op_scope(name or "eye"):
         ones = constant(np.ones(batch + [min(num_rows, num_columns)], dtype.as_numpy_dtype), name="ones")
         zeros = constant(np.zeros(batch + [num_rows, num_columns], dtype.as_numpy_dtype), name="zeros")
         return matrix_set_diag(zeros, ones)
-
-
-class _NoScope:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *args: Any) -> None:
-        return None
 
 
 def matrix_transpose(a: Any, name: str = "matrix_transpose") -> Any:
     """Swaps the last two dimensions."""
     from webflow.ops.manip_ops import transpose
 
-    graph = None if context.executing_eagerly() else context.get_default_graph()
-    with graph.name_scope(name) if graph is not None else _NoScope():
+    with op_scope(name):
         a = convert_to_tensor(a, name="a")
         rank = a.shape.rank
         if rank is None:

@@ -10,10 +10,18 @@ import builtins
 from typing import Any
 
 from webflow.backends.numpy_backend import np
-from webflow.framework import context, dtypes
+from webflow.framework import dtypes
 from webflow.ops import array_ops
 from webflow.ops.convert import constant_value, convert_to_tensor
-from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.registry import (
+    NotDifferentiable,
+    ShapeError,
+    apply_op,
+    op_scope,
+    output_spec,
+    register_gradient,
+    register_op,
+)
 from webflow.ops.shapes import normalize_axis, same_as_input
 
 
@@ -385,8 +393,7 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool, na
     from webflow.ops.logic_ops import less
     from webflow.ops.math_ops import cast
 
-    graph = None if context.executing_eagerly() else context.get_default_graph()
-    with (graph.name_scope(name or "SequenceMask") if graph is not None else array_ops._NoScope()):
+    with op_scope(name or "SequenceMask"):
         lengths = convert_to_tensor(lengths)
         if maxlen is None:
             maxlen = apply_op("Max", [lengths, np.arange(lengths.shape.rank, dtype=np.int32)], {"keep_dims": False}) \

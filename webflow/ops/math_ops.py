@@ -14,8 +14,8 @@ from webflow.framework.tensor import OPERATORS
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops import array_ops
 from webflow.ops.convert import constant_value, convert_to_tensor, is_tensor_like, register_tensor_conversion_function
-from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
-from webflow.ops.shapes import broadcast_binary, merge_dims, same_as_input
+from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
+from webflow.ops.shapes import broadcast_binary, merge_dims, merged_shape, same_as_input
 
 NUMBERS = dtypes.NUMERIC
 FLOATS = dtypes.FLOATING
@@ -114,11 +114,7 @@ def real_div(x: Any, y: Any, name: str | None = None) -> Any:
 
 def truediv(x: Any, y: Any, name: str | None = None) -> Any:
     """x / y in floating point: integer inputs are cast first (int8/16 -> float32, int32/64 -> float64)."""
-    from webflow.framework import context
-
-    graph = None if context.executing_eagerly() else context.get_default_graph()
-    scope = graph.name_scope(name or "truediv") if graph is not None else _NullScope()
-    with scope as scope_name:
+    with op_scope(name or "truediv") as scope_name:
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
         dtype = x.dtype.base_dtype
@@ -126,14 +122,6 @@ def truediv(x: Any, y: Any, name: str | None = None) -> Any:
             target = dtypes.float32 if dtype.size <= 2 else dtypes.float64
             x, y = cast(x, target), cast(y, target)
         return real_div(x, y, name=scope_name[:-1] + "/" if scope_name else None)
-
-
-class _NullScope:
-    def __enter__(self) -> str:
-        return ""
-
-    def __exit__(self, *args: Any) -> None:
-        return None
 
 
 divide = truediv
@@ -158,12 +146,7 @@ def negative(x: Any, name: str | None = None) -> Any:
 
 # --- AddN ---------------------------------------------------------------------------------------------
 def _add_n_shape(inputs: list, attrs: dict) -> tuple:
-    shape = TensorShape(None)
-    for tensor in inputs:
-        if not shape.is_compatible_with(tensor.shape):
-            raise ShapeError(f"Shapes must be equal rank, but are {shape} and {tensor.shape}")
-        shape = shape.merge_with(tensor.shape)
-    return output_spec(shape, inputs[0].dtype.base_dtype)
+    return output_spec(merged_shape(inputs), inputs[0].dtype.base_dtype)
 
 
 @register_op("AddN", "AddN", inputs=("*inputs",), shape=_add_n_shape, same_dtype="all")

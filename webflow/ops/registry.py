@@ -17,6 +17,7 @@ Eager mode: it converts inputs to EagerTensors, runs the kernel now and tells ac
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -240,6 +241,13 @@ def eager_kernel_error(opdef: OpDef, tensors: list, attrs: dict, error: Exceptio
         detail = str(shape_error)
     return InvalidArgumentError(
         None, None, f"{detail} (inputs: {_shapes_text(tensors)}) [Op:{opdef.type}]")
+
+
+def op_scope(name: str | None) -> Any:
+    """A wrapper's name scope: the graph's `name_scope(name)` while building, nothing when eager (yields "")."""
+    if context.executing_eagerly():
+        return contextlib.nullcontext("")
+    return context.get_default_graph().name_scope(name)
 
 
 def is_symbolic(value: Any) -> bool:

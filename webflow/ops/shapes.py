@@ -73,6 +73,16 @@ def no_outputs(inputs: list, attrs: dict) -> list:
     return []
 
 
+def merged_shape(inputs: list) -> TensorShape:
+    """The one shape that inputs which must all have the same shape (AddN, Pack) agree on."""
+    shape = TensorShape(None)
+    for tensor in inputs:
+        if not shape.is_compatible_with(tensor.shape):
+            raise ShapeError(f"Shapes must be equal rank, but are {shape} and {tensor.shape}")
+        shape = shape.merge_with(tensor.shape)
+    return shape
+
+
 def require_rank(tensor: Any, rank: int, what: str) -> None:
     if tensor.shape.rank is not None and tensor.shape.rank != rank:
         raise ShapeError(f"Shape must be rank {rank} but is rank {tensor.shape.rank} ({what})")
