@@ -6,8 +6,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 # TensorFlow is a test oracle only, in its own venv: webflow never imports it.
 TF_VENV := .venv-tf
+# PyTorch is a benchmark peer only (make bench-cnn), never a dependency.
+TORCH_VENV := .venv-torch
+DATA ?= $(CURDIR)/../shared/data
 
-.PHONY: demo test lint oracle clean
+.PHONY: demo test lint oracle clean bench-cnn bench-mnist
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +24,23 @@ $(TF_VENV)/.installed:
 	$(TF_VENV)/bin/python -m pip install -q tensorflow-cpu tf-keras numpy
 	touch $@
 
+$(TORCH_VENV)/.installed:
+	$(PYTHON) -m venv $(TORCH_VENV)
+	$(TORCH_VENV)/bin/python -m pip install -q --upgrade pip
+	$(TORCH_VENV)/bin/python -m pip install -q torch==2.13.0 numpy
+	touch $@
+
 oracle: $(TF_VENV)/.installed
+
+# CNN training throughput, webflow next to TensorFlow and PyTorch (benchmarks/README.md).
+bench-cnn: $(VENV)/.installed $(TF_VENV)/.installed $(TORCH_VENV)/.installed
+	$(PY) benchmarks/cnn_throughput.py --tf-python $(TF_VENV)/bin/python --torch-python $(TORCH_VENV)/bin/python
+
+# The three MNIST tutorials on the full data set (minutes; the CNN about half an hour on 2 cores).
+bench-mnist: $(VENV)/.installed
+	OPENBLAS_NUM_THREADS=1 $(PY) benchmarks/mnist_softmax.py --data $(DATA)
+	OPENBLAS_NUM_THREADS=1 $(PY) benchmarks/mnist_mlp.py --data $(DATA)
+	$(PY) benchmarks/mnist_deep_cnn.py --data $(DATA)
 
 demo: $(VENV)/.installed
 	# One BLAS thread: the demo's small matmuls lose to threading overhead on 2 busy cores (84 s vs 8 s measured)
@@ -31,8 +50,8 @@ lint: $(VENV)/.installed
 	$(PY) -m ruff check webflow tests benchmarks
 
 test: $(VENV)/.installed $(TF_VENV)/.installed lint
-	WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(CURDIR)/../shared/data} \
+	WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(DATA)} \
 		$(PY) -m pytest -q
 
 clean:
-	rm -rf $(VENV) $(TF_VENV) build *.egg-info
+	rm -rf $(VENV) $(TF_VENV) $(TORCH_VENV) build *.egg-info

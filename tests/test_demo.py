@@ -26,32 +26,62 @@ def sample_only(monkeypatch):
     monkeypatch.delenv("WEBFLOW_DATA", raising=False)
 
 
+def numpy_conv_same(images: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """SAME, stride-1 convolution written independently of webflow: windows of the zero-padded input · kernel."""
+    kh, kw = kernel.shape[:2]
+    padded = np.pad(images, ((0, 0), (kh // 2, kh // 2), (kw // 2, kw // 2), (0, 0)))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(1, 2))   # n, h, w, c, kh, kw
+    return np.tensordot(windows, kernel, axes=([4, 5, 3], [0, 1, 2]))
+
+
+def numpy_cnn_logits(weights: dict, images: np.ndarray) -> np.ndarray:
+    """The demo's network, forward, in plain NumPy (2x2 max pooling by reshaping)."""
+    def pool(x):
+        n, h, w, c = x.shape
+        return x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
+
+    x = images.reshape(-1, 28, 28, 1)
+    x = pool(np.maximum(numpy_conv_same(x, weights["conv2d/kernel"]) + weights["conv2d/bias"], 0))
+    x = pool(np.maximum(numpy_conv_same(x, weights["conv2d_1/kernel"]) + weights["conv2d_1/bias"], 0))
+    x = np.maximum(x.reshape(len(x), -1) @ weights["dense/kernel"] + weights["dense/bias"], 0)
+    return x @ weights["dense_1/kernel"] + weights["dense_1/bias"]
+
+
 def test_short_run_learns_and_saves_weights_that_reproduce_its_accuracy(sample_only, tmp_path, capsys):
     checkpoints = tmp_path / "checkpoints"
-    assert demo.main(["--steps", "120", "--log-every", "30", "--checkpoint-dir", str(checkpoints)]) == 0
+    assert demo.main(["--steps", "80", "--log-every", "20", "--checkpoint-dir", str(checkpoints)]) == 0
     out = capsys.readouterr().out
     lines = [PROGRESS.match(line) for line in out.splitlines() if line.startswith("step")]
     assert len(lines) == 4 and all(lines), out
-    assert [int(m.group(1)) for m in lines] == [30, 60, 90, 120]
+    assert [int(m.group(1)) for m in lines] == [20, 40, 60, 80]
     assert lines[-1].group(3) == "#" * 20 and lines[-1].group(4) == "100"
     losses = [float(m.group(5)) for m in lines]
     assert losses[-1] < losses[0] * 0.6, f"loss did not fall: {losses}"
     assert float(lines[-1].group(6)) > 70.0
     assert "6,000 training / 1,000 test images" in out
 
-    path = checkpoints / "mnist_mlp.npz"
-    assert sorted(p.name for p in checkpoints.iterdir()) == ["mnist_mlp.npz"], "no temp file left behind"
+    path = checkpoints / "mnist_cnn.npz"
+    assert sorted(p.name for p in checkpoints.iterdir()) == ["mnist_cnn.npz"], "no temp file left behind"
     with np.load(path, allow_pickle=False) as saved:
         weights = {name: saved[name] for name in saved.files}
-    assert {k: v.shape for k, v in weights.items()} == {"w1": (784, 128), "b1": (128,), "w2": (128, 10), "b2": (10,)}
+    assert {k: v.shape for k, v in weights.items()} == {
+        "conv2d/kernel": (5, 5, 1, 32), "conv2d/bias": (32,), "conv2d_1/kernel": (5, 5, 32, 64),
+        "conv2d_1/bias": (64,), "dense/kernel": (3136, 512), "dense/bias": (512,), "dense_1/kernel": (512, 10),
+        "dense_1/bias": (10,)}
     # An independent NumPy forward pass with the saved weights gives the accuracy the demo printed.
     _, (x_test, y_test) = mnist.load_sample()
-    x = x_test.reshape(len(x_test), -1).astype(np.float32) / 255.0
-    logits = np.maximum(x @ weights["w1"] + weights["b1"], 0) @ weights["w2"] + weights["b2"]
+    logits = numpy_cnn_logits(weights, x_test.astype(np.float32) / 255.0)
     accuracy = 100 * np.mean(logits.argmax(1) == y_test)
     printed = float(re.search(r"test accuracy: ([\d.]+)% on 1,000 images", out).group(1))
     assert abs(accuracy - printed) < 0.051
     assert accuracy > 80.0
+
+
+def test_default_length_is_ten_epochs_on_the_sample_and_three_on_full_data():
+    assert demo.training_steps(demo.parse_args([]), 6000) == 1200
+    assert demo.training_steps(demo.parse_args(["--data", "somewhere"]), 55000) == 3300
+    assert demo.training_steps(demo.parse_args(["--epochs", "0.5", "--batch-size", "100"]), 6000) == 30
+    assert demo.training_steps(demo.parse_args(["--steps", "7", "--epochs", "2"]), 6000) == 7
 
 
 def test_saving_is_atomic_when_writing_fails(tmp_path, monkeypatch):
@@ -79,7 +109,7 @@ def test_command_line_runs_as_a_module(tmp_path):
                             cwd=tmp_path, timeout=300)
     assert result.returncode == 0, result.stderr
     assert PROGRESS.match(result.stdout.splitlines()[2]), result.stdout
-    assert (tmp_path / "mnist_mlp.npz").is_file()
+    assert (tmp_path / "mnist_cnn.npz").is_file()
     bad = subprocess.run([sys.executable, "-m", "webflow.demo", "--steps", "0"], capture_output=True, text=True,
                          env=env, cwd=tmp_path, timeout=300)
     assert bad.returncode == 2 and "must be positive" in bad.stderr

@@ -58,7 +58,7 @@ def run_tensorflow(programs: dict) -> dict:
     """{id: result} from real TensorFlow."""
     process = subprocess.run([TF_PYTHON, "-c", _DRIVER], input=json.dumps(programs), capture_output=True,
                              text=True, timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3",
-                                                          "CUDA_VISIBLE_DEVICES": ""})
+                                                          "CUDA_VISIBLE_DEVICES": "", "TF_USE_LEGACY_KERAS": "1"})
     lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT:")]
     if process.returncode != 0 or not lines:
         raise RuntimeError(f"TensorFlow run failed:\n{process.stderr[-3000:]}")

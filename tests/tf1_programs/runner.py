@@ -53,6 +53,7 @@ def discover() -> dict[str, tuple[str, str]]:
 def load_framework(framework: str) -> Any:
     if framework == "tensorflow":
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.compat.v1.layers needs tf-keras (Keras 2)
         import tensorflow.compat.v1 as tf
         tf.logging.set_verbosity(tf.logging.ERROR)
     elif framework == "webflow":

@@ -8,7 +8,10 @@ gradient per forward output, and returns d(outputs)/d(inputs[i]) for each i in `
    copied inputs — the same gradient rules as everywhere else, so nested cond/while/function work.
 
 The backward graph therefore *recomputes* the forward values it needs instead of keeping them from
-the forward run. That is exact for stateless sub-graphs. For stateful ones it differs from
+the forward run. That is exact for stateless sub-graphs, and random ops are made to replay the numbers
+their forward twin drew in the same run (ops/random_ops.py, REPLAY_ATTR), so a dropout mask in a cond
+branch is the same forward and backward. (Inside a while loop only the last iteration's draw is
+replayed: a random op in a loop body gets a wrong gradient.) For other stateful ops it differs from
 TensorFlow: the copy drops control edges and the backward pass runs only what the gradients need, so
 assignments are not replayed, and a variable read is recomputed from the variable's value *after*
 the forward call (TensorFlow keeps the value read during the forward pass).
@@ -22,6 +25,7 @@ from webflow.autodiff.gradients import gradients
 from webflow.framework import dtypes
 from webflow.framework.func_graph import FuncGraph, resource_spec
 from webflow.framework.graph import Graph
+from webflow.ops.random_ops import RANDOM_OP_TYPES, REPLAY_ATTR
 
 
 def differentiable_indices(tensors: Any) -> tuple:
@@ -73,8 +77,11 @@ def _copy_ops(forward: FuncGraph, graph: FuncGraph, copies: dict) -> None:
         if any(t._uid not in copies for t in op.inputs):
             continue
         specs = [(t.shape, t.dtype) for t in op.outputs]
+        attrs = dict(op._attrs)
+        if op.type in RANDOM_OP_TYPES:
+            attrs[REPLAY_ATTR] = True   # draw the forward's numbers again, not fresh ones
         new_op = Graph._create_op(graph, op.type, [copies[t._uid] for t in op.inputs], specs, op.name,
-                                  dict(op._attrs), op._opdef)
+                                  attrs, op._opdef)
         for old, new in zip(op.outputs, new_op.outputs):
             copies[old._uid] = new
 

@@ -44,9 +44,15 @@ initializers = _initializers_namespace_v1()
 # --- nn (nn/v1.py): TF1's tf.nn ---
 from webflow.nn import v1 as nn
 
+# --- layers (layers/): TF1's tf.layers ---
+from webflow import layers
+
 # --- training (train/, losses/, compat/contrib.py) ---
 from webflow import losses, train
 from webflow.compat import contrib
+
+# --- metrics (metrics/): TF1's tf.metrics ---
+from webflow import metrics
 
 # --- TF1 spellings of ops whose TF2 names differ (each family adds its own) ---
 # array (ops/manip_ops.py, ops/gather_ops.py): TF1 argument orders

@@ -69,6 +69,7 @@ def get_seed(op_seed: int | None) -> tuple:
 
 
 def _next_graph_op_seed(graph: Any) -> int:
+    graph = getattr(graph, "op_seed_graph", None) or graph  # a TF1 cond/while body counts in its outer graph
     count = _graph_op_seed_counters.get(graph, 0)
     _graph_op_seed_counters[graph] = count + 1
     return count

@@ -21,3 +21,20 @@ from webflow.ops.nn_loss_ops import l2_loss
 
 # --- statistics (nn/moments.py) ---
 from webflow.nn.moments import moments
+
+# --- activations, dropout, normalization, top-k (ops/nn_activation_ops.py, nn/dropout.py, nn/normalization.py,
+#     ops/nn_topk_ops.py) ---
+from webflow.ops.nn_activation_ops import elu, leaky_relu, relu6, selu, softplus, softsign
+from webflow.ops.unary_math_ops import sigmoid, tanh
+from webflow.nn.dropout import dropout_v2 as dropout
+from webflow.nn.normalization import batch_normalization, l2_normalize
+from webflow.ops.nn_topk_ops import in_top_k_v2 as in_top_k
+from webflow.ops.nn_topk_ops import top_k
+
+# --- pooling (ops/pool_ops.py) ---
+from webflow.ops.pool_ops import avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+from webflow.ops.pool_ops import avg_pool_v2 as avg_pool
+from webflow.ops.pool_ops import max_pool_v2 as max_pool
+
+# --- convolutions (ops/conv_ops.py) ---
+from webflow.ops.conv_ops import conv2d, conv2d_transpose, convolution

@@ -11,3 +11,19 @@ from webflow.nn import *
 # --- softmax cross-entropies (ops/nn_cross_entropy.py) ---
 from webflow.ops.nn_cross_entropy import softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits
 from webflow.ops.nn_cross_entropy import sigmoid_cross_entropy_with_logits_v1 as sigmoid_cross_entropy_with_logits
+
+# --- dropout, fused batch norm, in_top_k, xw_plus_b: TF1 spellings (nn/dropout.py, nn/normalization.py,
+#     ops/nn_topk_ops.py) ---
+from webflow.nn.dropout import dropout
+from webflow.nn.normalization import fused_batch_norm
+from webflow.ops.nn_topk_ops import in_top_k, xw_plus_b
+
+# --- pooling (ops/pool_ops.py) ---
+from webflow.ops.pool_ops import avg_pool, avg_pool_v2, max_pool, max_pool_v2
+from webflow.ops.pool_ops import avg_pool as avg_pool2d
+
+# --- convolutions (ops/conv_ops.py) ---
+from webflow.ops.conv_ops import conv2d_backprop_filter, conv2d_backprop_input
+from webflow.ops.conv_ops import conv2d_transpose_v1 as conv2d_transpose
+from webflow.ops.conv_ops import conv2d_v1 as conv2d
+from webflow.ops.conv_ops import convolution_v1 as convolution

@@ -264,11 +264,28 @@ def _filled_like(tensor: Any, dtype: Any, name: str, optimize: bool, op_type: st
     with context.get_default_graph().name_scope(name) as scope:
         tensor = convert_to_tensor(tensor, name="tensor")
         dtype = tensor.dtype.base_dtype if dtype is None else dtypes.as_dtype(dtype).base_dtype
+        if op_type == "OnesLike" and optimize:
+            # TF's graph-mode ones_like is Fill(shape, 1): the shape a Const `Shape/shape_as_tensor` when
+            # static, else a Shape op, and the one a Const named `Const`
+            return _ones_like_fill(tensor, dtype, scope)
         if optimize and tensor.shape.is_fully_defined():
             return filled(tensor.shape.as_list(), dtype, name=scope)
         if dtype is not tensor.dtype.base_dtype:
             return filled(shape(tensor), dtype, name=scope)
         return apply_op(op_type, [tensor], name=scope)
+
+
+def _ones_like_fill(tensor: Any, dtype: Any, scope: str) -> Any:
+    from webflow.ops.constants import constant
+
+    if tensor.shape.is_fully_defined():
+        with _name_scope("Shape"):
+            dims = constant(np.array(tensor.shape.as_list(), np.int32), name="shape_as_tensor")
+    else:
+        dims = apply_op("Shape", [tensor], {"out_type": dtypes.int32}, name="Shape")
+    result = fill(dims, constant(1, dtype=dtype, name="Const"), name=scope or None)
+    result.set_shape(tensor.shape)
+    return result
 
 
 # --- BroadcastTo, BroadcastGradientArgs ---------------------------------------------------------------

@@ -131,6 +131,9 @@ def _trace(function: Any, name: str, args: list | None = None, placeholders: lis
 
     outer = context.get_default_graph()
     graph = FuncGraph(name, outer)
+    # TF1 builds cond/while bodies inside the outer graph, so their random ops take op seeds from its
+    # counter (framework/random_seed.py); a body traced inside a wf.function keeps its own counter (TF2).
+    graph.op_seed_graph = getattr(outer, "op_seed_graph", None) if isinstance(outer, FuncGraph) else outer
     with graph.as_default():
         inputs = [graph.add_placeholder(dtype, shape, "loop_var") for dtype, shape in (placeholders or [])]
         graph.inputs = list(inputs)

@@ -317,6 +317,8 @@ def reduction_shape(inputs: list, attrs: dict) -> tuple:
     keep = attrs["keep_dims"]
     axes = constant_value(axes_tensor)
     rank = x.shape.rank
+    if rank == 0:  # a scalar stays a scalar whatever the (run-time) axes
+        return output_spec([], x.dtype.base_dtype)
     if axes is None or rank is None:
         return output_spec(None if not keep or rank is None else [None] * rank, x.dtype.base_dtype)
     axes = np.asarray(axes).reshape(-1).tolist()
@@ -394,7 +396,7 @@ def reduction_axes(x: Any, axis: Any) -> Any:
     name scope as TensorFlow does (a "Const" when the rank is known, else range(0, rank(x)))."""
     if axis is not None:
         return axis
-    if x.shape.rank is not None:
+    if x.shape.rank:  # as TF, a scalar (rank 0) also takes the range(0, Rank) path
         return convert_to_tensor(np.arange(x.shape.rank, dtype=np.int32))
     return array_ops.range(0, array_ops.rank(x))
 

@@ -82,6 +82,15 @@ def softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
         return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=axis, name=scope or None)
 
 
+def one_hot_hint(labels_shape: TensorShape, logits_shape: TensorShape) -> str:
+    """Extra words for the rank error when the labels have the logits' rank: they look one-hot."""
+    if labels_shape.rank != logits_shape.rank:
+        return ""
+    return (". The labels have the same rank as the logits, so they look one-hot (or like probabilities): use "
+            "`softmax_cross_entropy_with_logits` (tf.losses.softmax_cross_entropy) for those, or pass class "
+            "indices, e.g. `tf.argmax(labels, axis=-1)`, to the sparse version.")
+
+
 def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None, logits: Any = None,
                                              name: str | None = None) -> Any:
     """-log_softmax(logits)[labels]: `labels` are class indices (int32/int64) of rank = rank(logits) - 1."""
@@ -92,12 +101,14 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any 
         labels = convert_to_tensor(labels, name="labels")
         logits = convert_to_tensor(logits, name="logits")
         labels_shape, logits_shape = labels.shape, logits.shape
+        labels_shape_tensor = None if context.executing_eagerly() else array_ops.shape(labels)  # TF's `Shape`
         if labels_shape.rank is not None and logits_shape.rank is not None:
             if labels_shape.rank != logits_shape.rank - 1:
                 raise ValueError(
                     "`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
                     f"labels.shape={labels_shape} of rank {labels_shape.rank} and "
-                    f"logits.shape={logits_shape} of rank {logits_shape.rank}")
+                    f"logits.shape={logits_shape} of rank {logits_shape.rank}"
+                    + one_hot_hint(labels_shape, logits_shape))
             if not labels_shape.is_compatible_with(logits_shape.as_tuple()[:-1]):
                 raise ValueError("`labels.shape` must equal `logits.shape` except for the last dimension. "
                                  f"Received: labels.shape={labels_shape} and logits.shape={logits_shape}")
@@ -106,12 +117,13 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any 
             raise TypeError(f"Value passed to parameter 'labels' has DataType {labels.dtype.base_dtype.name} "
                             "not in list of allowed values: int32, int64")
         if logits_shape.rank in (2, None):   # unknown rank: the op checks for rank 2 when it runs
-            return apply_op("SparseSoftmaxCrossEntropyWithLogits", [logits, labels])[0]
+            return apply_op("SparseSoftmaxCrossEntropyWithLogits", [logits, labels], name=name)[0]
         # Higher rank: flatten to [n, classes] and [n], then restore the outer shape.
         flat_logits = _flatten_outer_dims(logits, None)
         flat_labels = array_ops.reshape(labels, [-1])
-        cost = apply_op("SparseSoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels])[0]
-        cost = array_ops.reshape(cost, array_ops.shape(labels))
+        cost = apply_op("SparseSoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels], name=name)[0]
+        cost = array_ops.reshape(cost, labels_shape_tensor if labels_shape_tensor is not None
+                                 else array_ops.shape(labels))
         if not context.executing_eagerly():
             cost.set_shape(labels_shape)
         return cost
@@ -129,7 +141,8 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, na
         cond = logic_ops.greater_equal(logits, zeros)
         relu_logits = logic_ops.where_v1(cond, logits, zeros)
         neg_abs_logits = logic_ops.where_v1(cond, math_ops.negative(logits), logits)
-        return math_ops.add(math_ops.subtract(relu_logits, math_ops.multiply(logits, labels)),
+        # operators, as TF writes it, so the nodes are `mul` and `sub`
+        return math_ops.add(relu_logits - logits * labels,
                             unary_math_ops.log1p(unary_math_ops.exp(neg_abs_logits)), name=scope or None)
 
 

@@ -80,8 +80,14 @@ class PhiloxGenerator:
     def reserve(self, blocks: int) -> PhiloxGenerator:
         """A generator at the current counter; this one moves `blocks` ahead (ReserveSamples128)."""
         local = self.copy()
+        self.last_reserved = local.copy()
         self.skip(blocks)
         return local
+
+    def replay_last(self) -> PhiloxGenerator:
+        """A generator at the counter the previous reservation started from: the same numbers again."""
+        last = getattr(self, "last_reserved", None)
+        return (last or self).copy()
 
     def reserve_outputs(self, output_count: int, multiplier: int = 256) -> PhiloxGenerator:
         """ReserveRandomOutputs: reserves `output_count * multiplier` blocks, generously, as TF does."""

@@ -46,7 +46,30 @@ def generator_for(context_: Any) -> PhiloxGenerator:
         store, key = context_.resources, context_.op_name
     if key not in store:
         store[key] = PhiloxGenerator(int(attrs.get("seed", 0)), int(attrs.get("seed2", 0)))
+    if attrs.get(REPLAY_ATTR):
+        return _Replay(store[key])
     return store[key]
+
+
+RANDOM_OP_TYPES = frozenset({"RandomStandardNormal", "TruncatedNormal", "RandomUniform", "RandomUniformInt",
+                             "RandomShuffle", "Multinomial"})
+# A gradient graph recomputes its forward sub-graph (autodiff/func_graph_gradients.py). Its copy of a
+# random op carries this attr and redraws the numbers the forward op drew in this run, so a dropout mask
+# inside a cond branch is the same mask in the backward pass (TensorFlow keeps the forward's output).
+REPLAY_ATTR = "_replay_forward_draw"
+
+
+class _Replay:
+    """Stands in for an op's generator: every reservation returns the forward op's last reservation."""
+
+    def __init__(self, generator: PhiloxGenerator):
+        self.generator = generator
+
+    def reserve_outputs(self, output_count: int, multiplier: int = RESERVE_MULTIPLIER) -> PhiloxGenerator:
+        return self.generator.replay_last()
+
+    def reserve_uint32s(self, count: int) -> PhiloxGenerator:
+        return self.generator.replay_last()
 
 
 def _output_dims(shape: Any, op_type: str) -> list:

@@ -94,7 +94,8 @@ class _Step:
         self.kernel = op._opdef.kernel
         self.input_uids = [t._uid for t in op.inputs]
         self.output_uids = [t._uid for t in op._outputs]
-        self.attrs = op._attrs
+        # Attrs named `_...` are for the engine (as TensorFlow's internal attrs), not kernel arguments.
+        self.attrs = {k: v for k, v in op._attrs.items() if not k.startswith("_")}
         self.needs_context = op._opdef.needs_context
         # an op that reads a variable's value (not its reference) must find it initialised
         self.reads_ref_value = _reads_ref_value(op)

@@ -1,0 +1,78 @@
+"""CNN training throughput: the Deep MNIST CNN on webflow, TensorFlow and PyTorch, side by side.
+
+    python benchmarks/cnn_throughput.py [--tf-python PATH] [--torch-python PATH] [--threads 2] [--batches 50 128]
+
+Each framework runs in its own worker process, one after the other (they would fight over the cores if
+run at once): webflow and TensorFlow run the same TF1 code (cnn_model_tf1.py), PyTorch its twin
+(cnn_model_torch.py). TensorFlow's interpreter comes from --tf-python or $WEBFLOW_TF_PYTHON, PyTorch's from
+--torch-python or $WEBFLOW_TORCH_PYTHON; a framework without an interpreter is skipped. Prints a table:
+training images/s per batch size, then per layer the forward and forward+backward milliseconds, with
+ratios webflow / peer (for images/s above 1 means webflow is faster; for milliseconds below 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_worker(python: str, script: str, arguments: list) -> dict:
+    command = [python, os.path.join(HERE, script), *arguments]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def collect(args: argparse.Namespace) -> dict:
+    common = ["--batches", *map(str, args.batches), "--threads", str(args.threads), "--steps", str(args.steps)]
+    results = {"webflow": run_worker(sys.executable, "cnn_model_tf1.py", ["webflow", *common])}
+    if args.tf_python:
+        results["tensorflow"] = run_worker(args.tf_python, "cnn_model_tf1.py", ["tensorflow", *common])
+    if args.torch_python:
+        results["pytorch"] = run_worker(args.torch_python, "cnn_model_torch.py", common)
+    return results
+
+
+def print_table(results: dict, batches: list) -> None:
+    names = list(results)
+    peers = names[1:]
+    header = "".join(f"{name:>12}" for name in names) + "".join(f"{'vs ' + peer:>14}" for peer in peers)
+    print(f"{'training images/s':<34}{header}")
+    for batch in batches:
+        rates = [results[name]["images_per_second"][str(batch)] for name in names]
+        ratios = "".join(f"{rates[0] / rate:>13.2f}x" for rate in rates[1:])
+        print(f"{'  batch ' + str(batch):<34}" + "".join(f"{rate:>12,.0f}" for rate in rates) + ratios)
+    for batch in batches:
+        print(f"\nper layer, batch {batch}, ms (ratio = webflow / peer, below 1 is faster)")
+        for layer in results["webflow"]["layers"][str(batch)]:
+            for measure in ("forward_ms", "forward_backward_ms"):
+                times = [results[name]["layers"][str(batch)][layer][measure] for name in names]
+                ratios = "".join(f"{times[0] / value:>13.2f}x" for value in times[1:])
+                label = f"  {layer} {'fwd' if measure == 'forward_ms' else 'fwd+bwd'}"
+                print(f"{label:<34}" + "".join(f"{value:>12.2f}" for value in times) + ratios)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tf-python", default=os.environ.get("WEBFLOW_TF_PYTHON"))
+    parser.add_argument("--torch-python", default=os.environ.get("WEBFLOW_TORCH_PYTHON"))
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--batches", type=int, nargs="+", default=[50, 128])
+    parser.add_argument("--steps", type=int, default=10, help="timed training steps per repeat")
+    parser.add_argument("--json", action="store_true", help="print the raw results as JSON instead of a table")
+    args = parser.parse_args()
+    results = collect(args)
+    if args.json:
+        print(json.dumps(results))
+    else:
+        print_table(results, args.batches)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""Reduction C kernels (webflow/wasm/reduce.c) against NumPy: any axis set, strided inputs, empty axes."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from c_helpers import require_c_library
+from c_views import element_strides, first_element, odd_view
+
+from webflow.backends import c_library as c
+from webflow.backends.c_elementwise import size_array
+from webflow.backends.c_reduce import axis_mask
+
+require_c_library()
+
+RNG = np.random.default_rng(77)
+SUFFIX = {np.float32: "f32", np.float64: "f64", np.int32: "i32", np.int64: "i64"}
+
+
+def identity_of(name: str, dtype: type) -> object:
+    if np.dtype(dtype).kind == "f":
+        return {"sum": 0, "prod": 1, "max": -np.inf, "min": np.inf, "mean": np.nan}[name]
+    info = np.iinfo(dtype)
+    return {"sum": 0, "prod": 1, "max": info.min, "min": info.max, "mean": 0}[name]
+
+
+def reference(name: str, x: np.ndarray, axes: tuple) -> np.ndarray:
+    """NumPy's answer, with TensorFlow's identities for empty reductions (NumPy raises for max/min)."""
+    kept = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    if any(x.shape[a] == 0 for a in axes):
+        return np.full(kept, identity_of(name, x.dtype.type), dtype=x.dtype)
+    if name == "mean" and x.dtype.kind == "i":
+        count = int(np.prod([x.shape[a] for a in axes]))
+        total = np.sum(x, axis=axes, dtype=x.dtype)
+        return (np.sign(total) * (np.abs(total.astype(np.int64)) // count)).astype(x.dtype)   # C truncation
+    function = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "mean": np.mean}[name]
+    with np.errstate(over="ignore"):
+        return np.asarray(function(x, axis=axes), dtype=x.dtype)
+
+
+def reduce(name: str, x: np.ndarray, axes: tuple) -> np.ndarray:
+    kept = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    out = np.full(kept, 123, dtype=x.dtype)
+    status = c.function(f"wf_reduce_{name}_{SUFFIX[x.dtype.type]}")(
+        first_element(x), c.address(out), x.ndim, size_array(x.shape), element_strides(x), axis_mask(axes, x.ndim))
+    assert status == 0
+    return out
+
+
+def random_case(rng: np.random.Generator, dtype: type) -> tuple:
+    rank = int(rng.integers(0, 5))
+    shape = tuple(int(d) for d in rng.choice([0, 1, 2, 3, 5, 8, 17], size=rank, p=[.05, .15, .2, .2, .15, .15, .1]))
+    axes = tuple(a for a in range(rank) if rng.random() < 0.5)
+    if np.dtype(dtype).kind == "f":
+        x = rng.standard_normal(shape) * 3
+    else:
+        x = rng.integers(-9, 10, shape)
+    return np.asarray(x).astype(dtype), axes
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_every_reduction_over_random_axes_and_layouts(dtype):
+    for trial in range(80):
+        x, axes = random_case(RNG, dtype)
+        if trial % 2:
+            x = odd_view(x, RNG)
+        for name in ("sum", "mean", "max", "min", "prod"):
+            got, expected = reduce(name, x, axes), reference(name, x, axes)
+            if np.dtype(dtype).kind == "f" and name in ("sum", "mean", "prod"):
+                size = max(int(np.prod([x.shape[a] for a in axes])), 1)
+                rounding = 4 * size * np.finfo(dtype).eps          # relative error of a sum/product of `size` terms
+                scale = float(np.max(np.abs(x))) if x.size else 1.0
+                absolute = 0.0 if name == "prod" else rounding * scale
+                np.testing.assert_allclose(got, expected, rtol=rounding, atol=absolute, err_msg=str((name, axes)))
+            else:
+                assert np.array_equal(got, expected, equal_nan=True), (name, x.shape, axes, got, expected)
+
+
+def test_large_reductions_both_layouts():
+    """Rows reduced (bias gradient) and columns reduced (per-example sums) on a big matrix, accurately."""
+    x = RNG.standard_normal((513, 1027)).astype(np.float32)
+    for axes in [(0,), (1,), (0, 1)]:
+        expected = np.sum(x.astype(np.float64), axis=axes)
+        np.testing.assert_allclose(reduce("sum", x, axes), expected, rtol=1e-4, atol=2e-3)
+        assert np.array_equal(reduce("max", x, axes), np.max(x, axis=axes))
+    np.testing.assert_allclose(reduce("mean", x, (0, 1)), x.astype(np.float64).mean(), atol=1e-6)
+
+
+def test_nan_propagates_through_max_and_min():
+    x = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    assert np.array_equal(reduce("max", x, (1,)), np.max(x, axis=1), equal_nan=True)
+    assert np.array_equal(reduce("min", x, (0,)), np.min(x, axis=0), equal_nan=True)
+
+
+def test_reduce_nothing_and_everything():
+    x = RNG.standard_normal((4, 6)).astype(np.float32)
+    assert np.array_equal(reduce("sum", x, ()), x)                 # no axes: a copy
+    scalar = np.asarray(np.float32(2.5))
+    assert reduce("sum", scalar, ()) == np.float32(2.5)
+    for axes in itertools.chain.from_iterable(itertools.combinations(range(2), k) for k in range(3)):
+        assert np.array_equal(reduce("max", x, axes), np.max(x, axis=axes) if axes else x)

@@ -1,0 +1,19 @@
+"""C signatures of the pooling kernels (webflow/wasm/pool.c).
+
+All take a pointer to a `Conv2DShape` (webflow/backends/c_conv.py; window in filter_height/width,
+channels in in_channels, build it with `conv2d_shape(input_shape, ksize, channels, strides, padding=...)`)
+and return 0 (WF_OK) or -1 (bad argument):
+    wf_max_pool_f32(shape, input, output)                       MaxPool
+    wf_max_pool_grad_f32(shape, input, output_grad, input_grad) MaxPoolGrad (first max in scan order)
+    wf_avg_pool_f32(shape, input, output)                       AvgPool (SAME: mean of in-bounds pixels)
+    wf_avg_pool_grad_f32(shape, output_grad, input_grad)        AvgPoolGrad
+"""
+
+from __future__ import annotations
+
+from webflow.backends.c_library import INT, PTR, declare
+
+declare("wf_max_pool_f32", [PTR, PTR, PTR], INT)
+declare("wf_max_pool_grad_f32", [PTR, PTR, PTR, PTR], INT)
+declare("wf_avg_pool_f32", [PTR, PTR, PTR], INT)
+declare("wf_avg_pool_grad_f32", [PTR, PTR, PTR], INT)

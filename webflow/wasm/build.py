@@ -1,0 +1,223 @@
+"""Build the C kernels: one native shared library and one wasm32-simd128 side module, from the same sources.
+
+    python -m webflow.wasm.build              # both targets (whichever compilers exist)
+    python -m webflow.wasm.build --native     # the native library only
+    python -m webflow.wasm.build --wasm       # the WebAssembly side module only
+    python -m webflow.wasm.build --force      # rebuild even if the sources did not change
+
+Every `webflow/wasm/*.c` goes into both outputs:
+- native: `webflow/wasm/_build/libwebflow_kernels.<platform-tag>.so` (system `cc`, or $CC). The tag
+  names the variant: `avx2` (built with -mavx2 -mfma, when this CPU has both) or `base` (SSE2 / NEON).
+- wasm:   `webflow/wasm/webflow_kernels.wasm`, an Emscripten-style side module Pyodide loads with
+  `ctypes.CDLL` (clang + wasm-ld, else `python -m ziglang cc`); flags as measured in PLATFORM.md.
+Each output has a `.sha256` stamp beside it in `_build/` (a hash of the sources, flags and compiler):
+nothing is rebuilt while it matches. Outputs are written to a temporary name and renamed into place, so
+a process loading the library never sees half a file, and two processes building at once do not clash.
+No compiler: `CompilerNotFound` with a one-line message; webflow then runs on NumPy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD_DIR = os.path.join(HERE, "_build")
+WASM_OUTPUT = os.path.join(HERE, "webflow_kernels.wasm")
+
+COMMON_FLAGS = ["-std=c11", "-O3", "-fno-math-errno", "-Wall", "-Wno-unused-function"]
+NATIVE_FLAGS = ["-fPIC", "-shared", "-fvisibility=hidden", "-ffp-contract=fast"]
+AVX2_FLAGS = ["-mavx2", "-mfma"]
+# PLATFORM.md: a side module that Emscripten's dlopen accepts; -fvisibility=default keeps the exports,
+# -mbulk-memory lowers any memset/memcpy to memory.fill/copy (no libc), --strip-debug keeps wasm-opt happy.
+WASM_FLAGS = [
+    "-msimd128", "-mbulk-memory", "-ffreestanding", "-nostdlibinc", "-fPIC", "-fvisibility=default", "-nostdlib",
+    "-Wl,-shared", "-Wl,--experimental-pic", "-Wl,--no-entry", "-Wl,--strip-debug",
+]
+
+
+class CompilerNotFound(RuntimeError):
+    """No C compiler for the requested target: webflow keeps running on its NumPy kernels."""
+
+
+class BuildFailed(RuntimeError):
+    """The compiler ran and reported errors (its output is in the message)."""
+
+
+def sources() -> list[str]:
+    """All kernel sources, in a fixed order (the order is part of the hash)."""
+    return sorted(glob.glob(os.path.join(HERE, "*.c")))
+
+
+def _source_hash(compiler: list[str], flags: list[str]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(glob.glob(os.path.join(HERE, "*.c")) + glob.glob(os.path.join(HERE, "*.h"))):
+        digest.update(os.path.basename(path).encode())
+        with open(path, "rb") as handle:
+            digest.update(handle.read())
+    digest.update(" ".join(compiler + flags).encode())
+    digest.update(_compiler_version(compiler).encode())
+    return digest.hexdigest()
+
+
+def _compiler_version(compiler: list[str]) -> str:
+    try:
+        result = subprocess.run(compiler + ["--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return result.stdout.splitlines()[0] if result.stdout else ""
+
+
+# ----------------------------------------------------------------------------------------- native
+def _cpu_has_avx2_fma() -> bool:
+    """True on x86-64 Linux CPUs with AVX2 and FMA (elsewhere the baseline build is used)."""
+    if os.environ.get("WEBFLOW_C_BASELINE"):
+        return False
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    try:
+        with open("/proc/cpuinfo") as handle:
+            flags = next((line for line in handle if line.startswith("flags")), "").split()
+    except OSError:
+        return False
+    return "avx2" in flags and "fma" in flags
+
+
+def native_compiler() -> list[str] | None:
+    """$CC, else cc, gcc or clang from PATH."""
+    if os.environ.get("CC"):
+        command = os.environ["CC"].split()
+        return command if shutil.which(command[0]) else None
+    for name in ("cc", "gcc", "clang"):
+        if shutil.which(name):
+            return [name]
+    return None
+
+
+def native_variant() -> str:
+    return "avx2" if _cpu_has_avx2_fma() else "base"
+
+
+def native_library_path() -> str:
+    """Where the native library for this machine lives, e.g. _build/libwebflow_kernels.linux-x86_64-avx2.so."""
+    suffix = {"darwin": ".dylib", "win32": ".dll"}.get(sys.platform, ".so")
+    tag = f"{sys.platform}-{platform.machine().lower()}-{native_variant()}"
+    return os.path.join(BUILD_DIR, f"libwebflow_kernels.{tag}{suffix}")
+
+
+def build_native(force: bool = False, verbose: bool = False) -> str:
+    """Build (if stale) and return the path of the native shared library."""
+    compiler = native_compiler()
+    if compiler is None:
+        raise CompilerNotFound("webflow: no C compiler ($CC, cc, gcc or clang) found; using the NumPy kernels")
+    flags = COMMON_FLAGS + NATIVE_FLAGS + (AVX2_FLAGS if native_variant() == "avx2" else [])
+    if "clang" in _compiler_version(compiler).lower():
+        # clang ignores `#pragma clang fp contract(off)` (optimizers.c: bit-exact updates) under =fast;
+        # =on still fuses a*b+c inside one expression, as the GEMM micro-kernel wants.
+        flags = ["-ffp-contract=on" if flag == "-ffp-contract=fast" else flag for flag in flags]
+    output = native_library_path()
+    _build(compiler, flags + sources() + ["-lm"], output, _source_hash(compiler, flags), force, verbose)
+    return output
+
+
+# ------------------------------------------------------------------------------------------- wasm
+def wasm_compiler() -> list[str] | None:
+    """clang (with wasm-ld from lld), else the PyPI ziglang package's clang."""
+    clang = shutil.which("clang")
+    if clang and shutil.which("wasm-ld"):
+        return [clang, "--target=wasm32-unknown-emscripten"]  # this triple: clang 14 emits PIC data access only for it
+    try:
+        import ziglang  # noqa: F401  (only probing whether it is installed)
+    except ImportError:
+        return None
+    return [sys.executable, "-m", "ziglang", "cc", "-target", "wasm32-freestanding"]
+
+
+def build_wasm(force: bool = False, verbose: bool = False) -> str:
+    """Build (if stale) and return the path of the wasm32 side module."""
+    compiler = wasm_compiler()
+    if compiler is None:
+        raise CompilerNotFound(
+            "webflow: no wasm32 compiler (apt-get install clang lld, or pip install ziglang); "
+            "the .wasm kernels were not rebuilt"
+        )
+    flags = COMMON_FLAGS + WASM_FLAGS
+    _build(compiler, flags + sources(), WASM_OUTPUT, _source_hash(compiler, flags), force, verbose)
+    return WASM_OUTPUT
+
+
+# ----------------------------------------------------------------------------------------- shared
+def _stamp_path(output: str) -> str:
+    return os.path.join(BUILD_DIR, os.path.basename(output) + ".sha256")
+
+
+def is_current(output: str, digest: str) -> bool:
+    try:
+        with open(_stamp_path(output)) as handle:
+            return handle.read().strip() == digest and os.path.exists(output)
+    except OSError:
+        return False
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+    os.replace(temporary, path)
+
+
+def _build(compiler: list[str], arguments: list[str], output: str, digest: str, force: bool, verbose: bool) -> None:
+    os.makedirs(BUILD_DIR, exist_ok=True)
+    if not force and is_current(output, digest):
+        return
+    # Compile to a unique temporary name in the same folder, then rename: atomic on POSIX and Windows.
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(output), prefix=".tmp-", suffix=os.path.basename(output))
+    os.close(handle)
+    command = compiler + arguments + ["-o", temporary]
+    if verbose:
+        print(" ".join(command))
+    started = time.perf_counter()
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise BuildFailed(f"webflow: building {os.path.basename(output)} failed:\n{result.stderr}")
+        os.replace(temporary, output)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+    _write_atomically(_stamp_path(output), digest.encode())
+    if verbose:
+        print(f"built {os.path.relpath(output)} in {time.perf_counter() - started:.1f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m webflow.wasm.build", description=__doc__.splitlines()[0])
+    parser.add_argument("--native", action="store_true", help="build the native shared library")
+    parser.add_argument("--wasm", action="store_true", help="build the wasm32-simd128 side module")
+    parser.add_argument("--force", action="store_true", help="rebuild even if the sources did not change")
+    options = parser.parse_args(argv)
+    targets = [name for name in ("native", "wasm") if getattr(options, name)] or ["native", "wasm"]
+    status = 0
+    for target in targets:
+        try:
+            path = (build_native if target == "native" else build_wasm)(force=options.force, verbose=True)
+            print(f"{target}: {os.path.relpath(path)} ({os.path.getsize(path)} bytes)")
+        except CompilerNotFound as error:
+            print(error)
+            status = 1
+        except BuildFailed as error:
+            print(error, file=sys.stderr)
+            status = 2
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
