@@ -8,9 +8,11 @@ PY := $(VENV)/bin/python
 TF_VENV := .venv-tf
 # PyTorch is a benchmark peer only (make bench-cnn), never a dependency.
 TORCH_VENV := .venv-torch
+# NumPy built without BLAS (as Pyodide's is): a benchmark peer only (make bench-wasm); compiles ~10 min.
+NOBLAS_VENV := .venv-numpy-noblas
 DATA ?= $(CURDIR)/../shared/data
 
-.PHONY: demo test lint oracle clean bench-cnn bench-mnist
+.PHONY: demo test lint oracle clean bench-cnn bench-mnist bench-wasm wasm pyodide
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +32,18 @@ $(TORCH_VENV)/.installed:
 	$(TORCH_VENV)/bin/python -m pip install -q torch==2.13.0 numpy
 	touch $@
 
+$(NOBLAS_VENV)/.installed:
+	$(PYTHON) -m venv $(NOBLAS_VENV)
+	$(NOBLAS_VENV)/bin/python -m pip install -q --upgrade pip
+	$(NOBLAS_VENV)/bin/python -m pip install -q numpy --no-binary numpy \
+		-Csetup-args=-Dblas=none -Csetup-args=-Dlapack=none -Csetup-args=-Dallow-noblas=true
+	touch $@
+
 oracle: $(TF_VENV)/.installed
+
+# webflow's C kernels (native and wasm in Node) vs NumPy with/without BLAS and TensorFlow.js wasm (benchmarks/README.md).
+bench-wasm: $(VENV)/.installed $(NOBLAS_VENV)/.installed
+	$(PY) benchmarks/wasm_vs_tfjs.py --numpy-noblas-python $(NOBLAS_VENV)/bin/python
 
 # CNN training throughput, webflow next to TensorFlow and PyTorch (benchmarks/README.md).
 bench-cnn: $(VENV)/.installed $(TF_VENV)/.installed $(TORCH_VENV)/.installed
@@ -49,9 +62,18 @@ demo: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(PY) -m ruff check webflow tests benchmarks
 
-test: $(VENV)/.installed $(TF_VENV)/.installed lint
+# The wasm side module, rebuilt if a C source changed (exit 1 = no clang/wasm-ld: its tests then skip).
+wasm: $(VENV)/.installed
+	$(PY) -m webflow.wasm.build --wasm || test $$? -eq 1
+
+# Pyodide in Node for tests/kernels/test_wasm_in_pyodide.py (npm `pyodide`, pinned in package-lock.json).
+pyodide:
+	@if command -v npm >/dev/null; then cd tests/pyodide && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the wasm-in-Pyodide kernel tests will be skipped"; fi
+
+test: $(VENV)/.installed $(TF_VENV)/.installed lint wasm pyodide
 	WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(DATA)} \
 		$(PY) -m pytest -q
 
 clean:
-	rm -rf $(VENV) $(TF_VENV) $(TORCH_VENV) build *.egg-info
+	rm -rf $(VENV) $(TF_VENV) $(TORCH_VENV) $(NOBLAS_VENV) build *.egg-info

@@ -8,6 +8,20 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 
+def pytest_addoption(parser):
+    parser.addoption("--webflow-backend", default=None,
+                     help="run every op on this kernel backend (numpy, native, wasm), as env WEBFLOW_BACKEND")
+
+
+def pytest_configure(config):
+    name = config.getoption("--webflow-backend")
+    if name:
+        os.environ["WEBFLOW_BACKEND"] = name  # subprocesses too
+        from webflow.backends import selection
+
+        selection.set_backend(name)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_webflow_state():
     from webflow.framework import context, tensor, tensor_shape

@@ -151,3 +151,12 @@ def test_integer_arithmetic_errors_at_run_time(build, message):
 def test_float_division_by_zero_is_inf_not_an_error():
     np.testing.assert_array_equal(wf.math.floordiv(wf.constant([1.0, -1.0]), 0.0).numpy(), [np.inf, -np.inf])
     assert np.isnan(wf.math.floormod(wf.constant([1.0]), 0.0).numpy()[0])
+
+
+def test_matmul_converts_numpy_arrays_and_lists_like_tensorflow():
+    import webflow as wf
+
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(6, dtype=np.float32).reshape(3, 2)
+    np.testing.assert_array_equal(wf.matmul(a, b).numpy(), a @ b)
+    np.testing.assert_array_equal(wf.matmul([[1.0, 2.0]], [[3.0], [4.0]]).numpy(), [[11.0]])

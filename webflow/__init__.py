@@ -28,4 +28,7 @@ from webflow.ops.reduction_ops import (
     argmax, argmin, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_min, reduce_prod,
 )
 
+# --- config (config.py): wf.config.set_backend / get_backend (which kernels run: numpy, native C, wasm) ---
+from webflow import config
+
 __version__ = "0.1.0"

@@ -114,3 +114,7 @@ def enable_tensor_equality() -> None:
     _tensor.enable_tensor_equality()
 
 
+# --- config (config.py): tf.compat.v1.config.set_backend / get_backend ---
+from webflow import config as _config_module
+
+config = _config_module  # an assignment: enable_eager_execution's `config` argument may shadow it

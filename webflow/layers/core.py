@@ -17,7 +17,7 @@ from typing import Any
 from webflow.framework import context
 from webflow.framework.tensor_shape import TensorShape
 from webflow.layers.base import InputSpec, Layer, get_activation, get_initializer, normalize_data_format, smart_cond
-from webflow.nn.dropout import dropout_v2
+from webflow.nn.dropout_ops import dropout_v2
 from webflow.ops import array_ops, init_ops, manip_ops, math_ops, nn_ops
 from webflow.ops.binary_math_ops import tensordot
 from webflow.ops.constants import constant

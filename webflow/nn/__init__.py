@@ -22,11 +22,11 @@ from webflow.ops.nn_loss_ops import l2_loss
 # --- statistics (nn/moments.py) ---
 from webflow.nn.moments import moments
 
-# --- activations, dropout, normalization, top-k (ops/nn_activation_ops.py, nn/dropout.py, nn/normalization.py,
+# --- activations, dropout, normalization, top-k (ops/nn_activation_ops.py, nn/dropout_ops.py, nn/normalization.py,
 #     ops/nn_topk_ops.py) ---
 from webflow.ops.nn_activation_ops import elu, leaky_relu, relu6, selu, softplus, softsign
 from webflow.ops.unary_math_ops import sigmoid, tanh
-from webflow.nn.dropout import dropout_v2 as dropout
+from webflow.nn.dropout_ops import dropout_v2 as dropout
 from webflow.nn.normalization import batch_normalization, l2_normalize
 from webflow.ops.nn_topk_ops import in_top_k_v2 as in_top_k
 from webflow.ops.nn_topk_ops import top_k

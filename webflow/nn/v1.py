@@ -12,9 +12,9 @@ from webflow.nn import *
 from webflow.ops.nn_cross_entropy import softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits
 from webflow.ops.nn_cross_entropy import sigmoid_cross_entropy_with_logits_v1 as sigmoid_cross_entropy_with_logits
 
-# --- dropout, fused batch norm, in_top_k, xw_plus_b: TF1 spellings (nn/dropout.py, nn/normalization.py,
+# --- dropout, fused batch norm, in_top_k, xw_plus_b: TF1 spellings (nn/dropout_ops.py, nn/normalization.py,
 #     ops/nn_topk_ops.py) ---
-from webflow.nn.dropout import dropout
+from webflow.nn.dropout_ops import dropout
 from webflow.nn.normalization import fused_batch_norm
 from webflow.ops.nn_topk_ops import in_top_k, xw_plus_b
 

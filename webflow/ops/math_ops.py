@@ -259,9 +259,8 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     transpose_a = transpose_a or adjoint_a
     transpose_b = transpose_b or adjoint_b
     with name_scope_v1(name, "MatMul", [a, b]) as scope:  # Python values become MatMul/a, MatMul/b
-        a = convert_to_tensor(a, name="a") if not hasattr(a, "dtype") or not hasattr(a, "shape") else a
-        b = convert_to_tensor(b, dtype=getattr(a, "dtype", None) and a.dtype.base_dtype, name="b") \
-            if not hasattr(b, "dtype") or not hasattr(b, "shape") else b
+        a = a if is_tensor_like(a) else convert_to_tensor(a, name="a")
+        b = b if is_tensor_like(b) else convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
         if (a.shape.rank, b.shape.rank) == (2, 2):
             return apply_op("MatMul", [a, b], {"transpose_a": transpose_a, "transpose_b": transpose_b},
                             name=scope or None)

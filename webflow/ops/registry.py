@@ -21,6 +21,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from webflow.backends import selection
 from webflow.backends.numpy_backend import dtype_of
 from webflow.framework import context, dtypes
 from webflow.framework.errors import InvalidArgumentError
@@ -51,6 +52,10 @@ class OpDef:
         self.needs_context = needs_context
         self.stateful = stateful
         self.c_kernel = c_kernel
+        # set by backends/selection.py: the kernel eager calls run, or a per-call `chooser(values)`
+        self.chooser: Callable | None = None
+        self.backend = "numpy"
+        self.c_adapter = None
         self.doc = (kernel.__doc__ or "").strip()
 
     def __repr__(self) -> str:
@@ -69,8 +74,10 @@ def register_op(op_type: str, default_name: str | None = None, *, inputs: tuple 
     """Decorator registering a NumPy kernel as op `op_type` with its shape rule."""
 
     def decorate(kernel: Callable) -> Callable:
-        OPS[op_type] = OpDef(op_type, default_name or op_type, inputs, shape, kernel, same_dtype,
-                             allowed, needs_context, stateful, c_kernel)
+        opdef = OpDef(op_type, default_name or op_type, inputs, shape, kernel, same_dtype,
+                      allowed, needs_context, stateful, c_kernel)
+        selection.attach(opdef)  # its C kernel, when backends/c_kernels_*.py has an adapter for it
+        OPS[op_type] = opdef
         return kernel
 
     return decorate
@@ -193,11 +200,13 @@ class EagerKernelContext:
 def _apply_eagerly(opdef: OpDef, inputs: list, attrs: dict) -> Any:
     tensors = inputs if _already_eager_and_consistent(opdef, inputs) else convert_inputs(opdef, inputs, None)
     values = [t._value for t in tensors]
+    chooser = opdef.chooser  # None unless the backend depends on the size (backends/selection.py)
+    kernel = opdef.kernel if chooser is None else chooser(values)
     try:
         if opdef.needs_context:
-            result = opdef.kernel(EagerKernelContext(opdef, attrs), *values, **attrs)
+            result = kernel(EagerKernelContext(opdef, attrs), *values, **attrs)
         else:
-            result = opdef.kernel(*values, **attrs)
+            result = kernel(*values, **attrs)
     except (ValueError, IndexError, TypeError, ArithmeticError) as error:
         raise eager_kernel_error(opdef, tensors, attrs, error) from None
     if isinstance(result, list):

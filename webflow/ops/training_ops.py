@@ -162,6 +162,8 @@ def _ref_kernel(update: Callable, names: tuple, num_state: int, sparse: bool) ->
         return new[0]
 
     kernel.__doc__ = update.__doc__
+    kernel.update = update  # backends/selection.py rebuilds the kernel around a C update formula
+    kernel.with_update = lambda other: _ref_kernel(other, names, num_state, sparse)
     return kernel
 
 
@@ -178,6 +180,8 @@ def _resource_kernel(update: Callable, names: tuple, num_state: int, sparse: boo
         return None
 
     kernel.__doc__ = update.__doc__
+    kernel.update = update
+    kernel.with_update = lambda other: _resource_kernel(other, names, num_state, sparse)
     return kernel
 
 

@@ -37,7 +37,7 @@ class NodeExecStats:
     """Timing of one op in one run (microseconds since the run started), like TF's NodeExecStats."""
 
     def __init__(self, node_name: str, op_type: str, start_micros: float, duration_micros: float,
-                 output_shapes: list, device: str):
+                 output_shapes: list, device: str, backend: str = "numpy"):
         self.node_name = node_name
         self.op_type = op_type
         self.all_start_micros = start_micros
@@ -45,6 +45,8 @@ class NodeExecStats:
         self.all_end_rel_micros = duration_micros
         self.output_shapes = output_shapes
         self.device = device
+        self.backend = backend  # which kernel ran the op: numpy, native (C) or wasm (C in Pyodide)
+        self.timeline_label = f"{node_name} = {op_type}() [backend: {backend}]"
 
 
 class StepStats:

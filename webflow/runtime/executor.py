@@ -11,6 +11,7 @@ import time
 from collections import deque
 from typing import Any
 
+from webflow.backends import selection
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError, OpError
 from webflow.ops.constants import shape_text
 from webflow.ops.registry import gradient_function  # noqa: F401  (re-exported for debug tools)
@@ -53,6 +54,7 @@ class Plan:
         # per-run cost of a typical small graph (measured 51 -> 25 us for 10 adds and 11 consts).
         self.constants = {op._outputs[0]._uid: op._attrs["value"] for op in ops if op.type == "Const"}
         self.steps = [_Step(op) for op in ops if op.type != "Const"]
+        self.generation = selection.STATE.generation  # kernels are re-chosen if the backend setting changes
         # tensors that share a variable's buffer in TensorFlow: read when used, not when produced
         self.aliases = variable_aliases(ops)
         for step in self.steps:
@@ -86,12 +88,13 @@ def variable_aliases(ops: list) -> dict:
 class _Step:
     """One op, pre-digested for the run loop: kernel, input/output ids, attrs."""
 
-    __slots__ = ("op", "kernel", "input_uids", "output_uids", "attrs", "needs_context", "reads_ref_value",
-                 "alias_inputs")
+    __slots__ = ("op", "kernel", "backend", "input_uids", "output_uids", "attrs", "needs_context",
+                 "reads_ref_value", "alias_inputs")
 
     def __init__(self, op: Any):
         self.op = op
-        self.kernel = op._opdef.kernel
+        # NumPy, or the C kernel when backends/selection.py picks it for this op's dtype and static size
+        self.kernel, self.backend = selection.node_kernel(op)
         self.input_uids = [t._uid for t in op.inputs]
         self.output_uids = [t._uid for t in op._outputs]
         # Attrs named `_...` are for the engine (as TensorFlow's internal attrs), not kernel arguments.
@@ -153,8 +156,12 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
     values = dict(plan.constants)
     values.update(feeds)
     run_state: dict = {}
+    if plan.generation != selection.STATE.generation:  # set_backend() since the plan was made
+        for step in plan.steps:
+            step.kernel, step.backend = selection.node_kernel(step.op)
+        plan.generation = selection.STATE.generation
     if log_placement and not plan.logged:
-        _log_placement(plan.ops)
+        _log_placement(plan)
         plan.logged = True
     for step in plan.steps:
         args = [values[uid] for uid in step.input_uids]
@@ -174,7 +181,7 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
         except (ValueError, IndexError, TypeError, ArithmeticError, KeyError) as error:
             raise kernel_error(step.op, args, error) from None
         if trace is not None:
-            trace.append((step.op, started, time.perf_counter()))
+            trace.append((step.op, started, time.perf_counter(), step.backend))
         if len(step.output_uids) == 1:
             values[step.output_uids[0]] = result
         elif step.output_uids:
@@ -224,14 +231,15 @@ def shape_text_of(value: Any) -> str:
     return "[]" if shape is None else "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def _log_placement(ops: list) -> None:
-    from webflow.backends.numpy_backend import NAME
-
-    for op in ops:
+def _log_placement(plan: Plan) -> None:
+    """One line per op: name, type, device, and the backend that runs its kernel (numpy, native, wasm)."""
+    backends = {step.op._id: step.backend for step in plan.steps}
+    for op in plan.ops:
         device = op.device or CPU_DEVICE
         if not device.startswith("/job:"):
             device = "/job:localhost/replica:0/task:0" + device
-        print(f"{op.name}: ({op.type}): {device} [backend: {NAME}]", file=sys.stderr)
+        print(f"{op.name}: ({op.type}): {device} [backend: {backends.get(op._id, selection.NUMPY)}]",
+              file=sys.stderr)
 
 
 __all__ = ["make_plan", "execute", "Plan", "GraphKernelContext", "kernel_error", "shape_text"]

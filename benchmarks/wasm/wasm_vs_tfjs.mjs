@@ -1,0 +1,220 @@
+// webflow's wasm kernels next to TensorFlow.js's wasm backend (SIMD), in one Node process.
+//
+//     node benchmarks/wasm/wasm_vs_tfjs.mjs [--wasm path/to/webflow_kernels.wasm] [--quick] [--json]
+//
+// Times GEMM (n = 64..1024, the four transposes), conv2d forward / backprop input / backprop filter at the
+// Deep MNIST CNN's shapes (batch 50), the per-call cost of a tiny (4x4) matmul, and one training step of a
+// 784-256-128-10 ReLU MLP (batch 128, softmax cross-entropy, Adam). The webflow side of the MLP is the
+// sequence of C kernel calls webflow's graph makes, driven from JS (not yet the Python engine in Pyodide).
+// Prints one JSON line per figure ("ratio" = how many times faster webflow is), then a table (not with
+// --json). Every figure is the best of several repeats on one thread; on a shared machine they are noisy.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import * as tf from "@tensorflow/tfjs";
+import * as tfwasm from "@tensorflow/tfjs-backend-wasm";
+import { conv2dShape, loadKernels, mlpStep, ADAM } from "./webflow_kernels.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const argv = process.argv.slice(2);
+const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const QUICK = argv.includes("--quick"), JSON_ONLY = argv.includes("--json");
+const WASM = option("--wasm", path.join(here, "..", "..", "webflow", "wasm", "webflow_kernels.wasm"));
+const SIZES = option("--sizes", "64,128,256,512,1024").split(",").map(Number);
+const BUDGET = QUICK ? 0.1 : 0.5;  // seconds of timed calls per figure and side (spread over the repeats)
+const REPEATS = QUICK ? 3 : 7;
+
+// Calls per timed batch: as many as fit in BUDGET / REPEATS (at least one).
+function batchSize(fn) {
+  fn();
+  const started = performance.now();
+  let calls = 0;
+  while (performance.now() - started < (1e3 * BUDGET) / REPEATS) { fn(); calls++; }
+  return Math.max(1, calls);
+}
+const secondsPerCall = (fn, number) => {
+  const started = performance.now();
+  for (let i = 0; i < number; i++) fn();
+  return (performance.now() - started) / 1e3 / number;
+};
+
+// Seconds per call of each function, best batch of REPEATS. The batches of the functions alternate, so on a
+// loaded machine both sides sample the same moments and their ratio is fairer than their absolute values.
+function bestSeconds(...fns) {
+  const numbers = fns.map(batchSize), best = fns.map(() => Infinity);
+  for (let r = 0; r < REPEATS; r++) {
+    fns.forEach((fn, i) => { best[i] = Math.min(best[i], secondsPerCall(fn, numbers[i])); });
+  }
+  return fns.length === 1 ? best[0] : best;
+}
+
+// Deterministic inputs (a small LCG) so both libraries see the same numbers.
+function randomFloats(count, seed, scale = 1) {
+  const out = new Float32Array(count);
+  let state = seed >>> 0;
+  for (let i = 0; i < count; i++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    out[i] = (state / 4294967296 - 0.5) * 2 * scale;
+  }
+  return out;
+}
+
+const maxAbsDiff = (a, b) => a.reduce((worst, value, i) => Math.max(worst, Math.abs(value - b[i])), 0);
+const results = [];
+function report(row) {
+  results.push(row);
+  if (JSON_ONLY || !argv.includes("--quiet")) console.log(JSON.stringify(row));
+}
+
+// ------------------------------------------------------------------------------------------------ set-up
+const lib = loadKernels(WASM);
+const { k } = lib;
+tfwasm.setThreadsCount(1);  // only takes effect where tfjs-wasm can use threads (not in Node: see below)
+await tf.setBackend("wasm");
+await tf.ready();
+report({
+  benchmark: "setup", tfjs: tf.version.tfjs, tfjs_backend: tf.getBackend(),
+  tfjs_simd: tf.env().getBool("WASM_HAS_SIMD_SUPPORT"), tfjs_multithread: tf.env().getBool("WASM_HAS_MULTITHREAD_SUPPORT"),
+  tfjs_threads: tfwasm.getThreadsCount(), node: process.version, webflow_wasm: WASM,
+  webflow_mlp: "kernel sequence driven from JS, not yet the Python engine in Pyodide",
+});
+
+// ------------------------------------------------------------------------------------------------- GEMM
+const TRANSPOSES = [[false, false, "A.B"], [false, true, "A.BT"], [true, false, "AT.B"], [true, true, "AT.BT"]];
+const GOALS = { "A.B": 1.3, "A.BT": 10, "AT.B": 10 };  // issue 4: times faster than tfjs-wasm
+for (const n of SIZES) {
+  const aValues = randomFloats(n * n, 1), bValues = randomFloats(n * n, 2);
+  const a = lib.floats(aValues), b = lib.floats(bValues), c = lib.alloc(n * n);
+  const ta = tf.tensor2d(aValues, [n, n]), tb = tf.tensor2d(bValues, [n, n]);
+  for (const [transA, transB, op] of TRANSPOSES) {
+    k.wf_gemm_f32(+transA, +transB, n, n, n, 1, a, n, b, n, 0, c, n);
+    const expected = tf.matMul(ta, tb, transA, transB);
+    const error = maxAbsDiff(lib.f32(c, n * n), expected.dataSync());
+    expected.dispose();
+    if (error > 1e-3 * Math.sqrt(n)) throw new Error(`gemm ${op} n=${n}: webflow and tfjs differ by ${error}`);
+    const [ours, theirs] = bestSeconds(() => k.wf_gemm_f32(+transA, +transB, n, n, n, 1, a, n, b, n, 0, c, n),
+      () => tf.matMul(ta, tb, transA, transB).dispose());
+    const gflops = (seconds) => +((2 * n ** 3) / seconds / 1e9).toFixed(1);
+    report({ benchmark: "gemm", n, op, unit: "GFLOP/s", webflow_wasm: gflops(ours), tfjs_wasm: gflops(theirs),
+      ratio: +(theirs / ours).toFixed(2), goal: GOALS[op] ?? null });
+  }
+  ta.dispose(); tb.dispose();
+}
+
+// --------------------------------------------------------------------- conv2d at the Deep MNIST CNN's shapes
+const BATCH = 50;
+const LAYERS = { conv1: [[BATCH, 28, 28, 1], [5, 5, 1, 32]], conv2: [[BATCH, 14, 14, 32], [5, 5, 32, 64]] };
+for (const [layer, [xShape, fShape]] of Object.entries(LAYERS)) {
+  const yShape = [xShape[0], xShape[1], xShape[2], fShape[3]];
+  const size = (shape) => shape.reduce((p, d) => p * d, 1);
+  const xValues = randomFloats(size(xShape), 3), fValues = randomFloats(size(fShape), 4, 0.2);
+  const dyValues = randomFloats(size(yShape), 5);
+  const s = conv2dShape(lib, xShape, fShape);
+  const workLength = k.wf_conv2d_workspace_f32(s), work = lib.alloc(workLength);
+  const x = lib.floats(xValues), f = lib.floats(fValues), dy = lib.floats(dyValues);
+  const y = lib.alloc(size(yShape)), dx = lib.alloc(size(xShape)), df = lib.alloc(size(fShape));
+  const tx = tf.tensor4d(xValues, xShape), tfl = tf.tensor4d(fValues, fShape), tdy = tf.tensor4d(dyValues, yShape);
+  const kernels = {
+    forward: [() => k.wf_conv2d_f32(s, x, f, y, work, workLength), () => tf.conv2d(tx, tfl, 1, "same"), y, size(yShape)],
+    // Conv2DBackpropInput is the kernel tf.grad of conv2d calls for the input; tf.conv2dTranspose runs it alone.
+    backprop_input: [() => k.wf_conv2d_backprop_input_f32(s, f, dy, dx, work, workLength),
+      () => tf.conv2dTranspose(tdy, tfl, xShape, 1, "same"), dx, size(xShape)],
+    backprop_filter: [() => k.wf_conv2d_backprop_filter_f32(s, x, dy, df, work, workLength),
+      // (tf.grad also runs the forward pass, but tfjs-wasm 4.22 stops earlier: no Conv2DBackpropFilter kernel)
+      () => tf.grad((filter) => tf.conv2d(tx, filter, 1, "same"))(tfl, tdy), df, size(fShape)],
+  };
+  for (const [kernel, [ours, theirs, out, count]] of Object.entries(kernels)) {
+    if (ours() !== 0) throw new Error(`${layer} ${kernel}: webflow kernel returned an error status`);
+    let oursMs, theirsMs = null, note;
+    try {
+      const expected = theirs();
+      const error = maxAbsDiff(lib.f32(out, count), expected.dataSync());
+      expected.dispose();
+      if (error > 1e-2) throw new Error(`conv ${layer} ${kernel}: webflow and tfjs differ by ${error}`);
+      [oursMs, theirsMs] = bestSeconds(ours, () => theirs().dispose()).map((seconds) => seconds * 1e3);
+    } catch (error) {
+      if (!/not registered/.test(error.message)) throw error;
+      oursMs = bestSeconds(ours) * 1e3;
+      note = `tfjs-wasm cannot: ${error.message}`;  // Conv2DBackpropFilter has no wasm kernel in tfjs 4.22
+    }
+    report({ benchmark: "conv2d", layer, kernel, shape: `${xShape.join("x")} * ${fShape.join("x")}`, unit: "ms",
+      webflow_wasm: +oursMs.toFixed(3), tfjs_wasm: theirsMs === null ? null : +theirsMs.toFixed(3),
+      ratio: theirsMs === null ? null : +(theirsMs / oursMs).toFixed(2), ...(note ? { note } : {}) });
+  }
+  tx.dispose(); tfl.dispose(); tdy.dispose();
+}
+
+// ---------------------------------------------------------------------------- per-call cost of a tiny op
+{
+  const a = lib.floats(randomFloats(16, 6)), b = lib.floats(randomFloats(16, 7)), c = lib.alloc(16);
+  const ta = tf.tensor2d(randomFloats(16, 6), [4, 4]), tb = tf.tensor2d(randomFloats(16, 7), [4, 4]);
+  const [ours, theirs] = bestSeconds(() => k.wf_gemm_f32(0, 0, 4, 4, 4, 1, a, 4, b, 4, 0, c, 4),
+    () => tf.matMul(ta, tb).dispose());
+  report({ benchmark: "per_call", op: "matmul 4x4", unit: "us/call", webflow_wasm: +(ours * 1e6).toFixed(3),
+    tfjs_wasm: +(theirs * 1e6).toFixed(3), ratio: +(theirs / ours).toFixed(1) });
+  ta.dispose(); tb.dispose();
+}
+
+// -------------------------------------------------------------------------------------- MLP training step
+{
+  const SIZES_MLP = [784, 256, 128, 10], MLP_BATCH = 128;
+  const initial = [];
+  for (let l = 0; l < SIZES_MLP.length - 1; l++) {
+    initial.push(randomFloats(SIZES_MLP[l] * SIZES_MLP[l + 1], 10 + l, Math.sqrt(6 / (SIZES_MLP[l] + SIZES_MLP[l + 1]))));
+    initial.push(new Float32Array(SIZES_MLP[l + 1]));
+  }
+  const xValues = randomFloats(MLP_BATCH * 784, 20).map((v) => Math.abs(v));  // pixel-like values in [0, 1)
+  const labelValues = new Float32Array(MLP_BATCH * 10);
+  for (let r = 0; r < MLP_BATCH; r++) labelValues[r * 10 + ((r * 7) % 10)] = 1;
+
+  const tx = tf.tensor2d(xValues, [MLP_BATCH, 784]), tlabels = tf.tensor2d(labelValues, [MLP_BATCH, 10]);
+  // The same step in tfjs: tf.train.adam's minimize over the variables (tf.variableGrads + Adam updates).
+  const tfjsStep = (adam) => {
+    const variables = initial.map((values, i) => tf.variable(
+      i % 2 ? tf.tensor1d(values) : tf.tensor2d(values, [SIZES_MLP[i / 2], SIZES_MLP[i / 2 + 1]])));
+    const optimizer = tf.train.adam(adam.lr, adam.beta1, adam.beta2, adam.epsilon);
+    const step = () => {
+      const cost = optimizer.minimize(() => {
+        let hidden = tx;
+        for (let l = 0; l < variables.length / 2; l++) {
+          const z = tf.add(tf.matMul(hidden, variables[2 * l]), variables[2 * l + 1]);
+          hidden = l < variables.length / 2 - 1 ? tf.relu(z) : z;
+        }
+        return tf.losses.softmaxCrossEntropy(tlabels, hidden);  // mean over the batch
+      }, true, variables);
+      const value = cost.dataSync()[0];
+      cost.dispose();
+      return value;
+    };
+    return { step, read: () => variables.map((v) => v.dataSync()) };
+  };
+  // Cross-check: three steps each from the same weights give the same losses and weights (epsilon 1e-14,
+  // where TF's and tfjs's Adam formulas coincide; see ADAM in webflow_kernels.mjs).
+  const checkAdam = { ...ADAM, epsilon: 1e-14 };
+  const oursCheck = mlpStep(lib, SIZES_MLP, MLP_BATCH, initial, checkAdam), theirsCheck = tfjsStep(checkAdam);
+  const lossesOurs = [], lossesTheirs = [];
+  for (let i = 0; i < 3; i++) {
+    lossesOurs.push(oursCheck.step(xValues, labelValues));
+    lossesTheirs.push(theirsCheck.step());
+  }
+  const theirsAfter = theirsCheck.read();
+  const weightError = Math.max(...oursCheck.read().map((values, i) => maxAbsDiff(values, theirsAfter[i])));
+  const lossError = maxAbsDiff(lossesOurs, lossesTheirs);
+  if (lossError > 1e-4 || weightError > 1e-3) {
+    throw new Error(`MLP step: losses ${lossesOurs} vs tfjs ${lossesTheirs}, weights differ by ${weightError}`);
+  }
+  const ours = mlpStep(lib, SIZES_MLP, MLP_BATCH, initial), theirsStep = tfjsStep(ADAM).step;
+  const [oursMs, theirsMs] = bestSeconds(() => ours.step(xValues, labelValues), theirsStep).map((s) => s * 1e3);
+  report({ benchmark: "mlp_train_step", model: "784-256-128-10 relu, softmax xent, Adam", batch: MLP_BATCH, unit: "ms",
+    webflow_wasm: +oursMs.toFixed(3), tfjs_wasm: +theirsMs.toFixed(3), ratio: +(theirsMs / oursMs).toFixed(2), goal: 5,
+    check: { losses_webflow: lossesOurs.map((v) => +v.toFixed(6)), losses_tfjs: lossesTheirs.map((v) => +v.toFixed(6)), max_weight_diff_after_3_steps: +weightError.toExponential(2) },
+    note: "webflow side = the C kernel sequence webflow's graph runs, driven from JS; not yet the Python engine in Pyodide" });
+}
+
+if (!JSON_ONLY) {
+  console.log("\nwebflow wasm vs tfjs-wasm (Node " + process.version + ", one thread, best of repeats; noisy on a shared machine)");
+  for (const r of results.filter((row) => row.benchmark !== "setup")) {
+    const label = r.benchmark === "gemm" ? `gemm ${r.op} n=${r.n}` : r.benchmark === "conv2d" ? `${r.layer} ${r.kernel}` : r.benchmark === "per_call" ? `per call ${r.op}` : "MLP step";
+    const goal = r.goal ? ` (goal >= ${r.goal}x: ${r.ratio >= r.goal ? "met" : "NOT met"})` : "";
+    console.log(`${label.padEnd(28)} ${String(r.webflow_wasm).padStart(9)} ${String(r.tfjs_wasm ?? "n/a").padStart(9)} ${r.unit.padEnd(8)} x${r.ratio ?? "-"}${goal}`);
+  }
+}

@@ -1,0 +1,102 @@
+"""The table of C kernel adapters: for an op type, a Python function that runs its C kernel on ndarrays.
+
+An adapter has the same signature as the op's NumPy kernel (`adapter(*arrays, **attrs) -> ndarray`) and
+calls the C function through ctypes, passing `ndarray.ctypes.data` pointers (zero-copy; non-contiguous
+inputs are made contiguous first). Each kernel family keeps its adapters in `c_kernels_<family>.py`:
+
+    @c_kernel("Softmax", dtypes=FLOATS, min_size=256)
+    def softmax(logits):
+        ...
+
+`min_size` is the automatic selection policy (backends/selection.py): the C kernel runs when the op's
+deciding input (`size_input`) has at least that many elements; None = only when a C backend is forced.
+An adapter that cannot handle its inputs (a dtype or layout its C function lacks) raises `Unsupported`
+before touching anything, and the NumPy kernel runs instead.
+`update=True` marks an adapter that replaces an optimizer's update formula (ops/training_ops.py) rather
+than the whole kernel, so the variable plumbing (ref or resource) stays in one place.
+
+Adapters need NumPy (ndarray in, ndarray out): this module is imported by selection.py only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from webflow.backends import c_library
+from webflow.backends.numpy_backend import np
+
+FLOATS = ("float32", "float64")
+NUMBERS = ("float32", "float64", "int32", "int64")
+SUFFIX = {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64"}
+
+
+class Unsupported(Exception):
+    """This C kernel does not handle these inputs: run the NumPy kernel instead."""
+
+
+@dataclasses.dataclass
+class CKernel:
+    op_type: str
+    adapter: Callable
+    dtypes: tuple | None  # dtype names the C kernel takes on input `dtype_input` (None: any)
+    min_size: int | None  # automatic selection: C from this many elements of input `size_input` on
+    size_input: int = 0
+    dtype_input: int = 0
+    update: bool = False
+
+
+ADAPTERS: dict[str, CKernel] = {}
+
+
+def c_kernel(*op_types: str, dtypes: tuple | None = FLOATS, min_size: int | None = None, size_input: int = 0,
+             dtype_input: int | None = None, update: bool = False) -> Callable[[Callable], Callable]:
+    """Registers an adapter as the C kernel of each op type in `op_types`."""
+
+    def decorate(adapter: Callable) -> Callable:
+        for op_type in op_types:
+            ADAPTERS[op_type] = CKernel(op_type, adapter, dtypes, min_size, size_input,
+                                        size_input if dtype_input is None else dtype_input, update)
+        return adapter
+
+    return decorate
+
+
+# --- helpers the adapters share ---------------------------------------------------------------------
+def suffix(array: Any, allowed: tuple = FLOATS) -> str:
+    """The C name suffix for an array's dtype (f32, f64, i32, i64); Unsupported for any other dtype."""
+    name = array.dtype.name
+    if name not in allowed:
+        raise Unsupported(name)
+    return SUFFIX[name]
+
+
+def contiguous(array: Any) -> Any:
+    """The array itself when C-contiguous, else a contiguous copy (the kernels read plain row-major memory).
+
+    Graph runs may hand a kernel a NumPy scalar (np.float32(2.0)): it becomes a 0-d array."""
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)
+    return array if array.flags["C_CONTIGUOUS"] else np.ascontiguousarray(array)
+
+
+def ptr(array: Any) -> int:
+    """The address of a C-contiguous ndarray's data (what the kernels read or write)."""
+    return array.ctypes.data
+
+
+def fn(name: str) -> Any:
+    """The C function `name` (declared in its c_<family>.py module)."""
+    return c_library.function(name)
+
+
+def check(status: int, kernel: str) -> None:
+    """Turns a C status code other than WF_OK into an exception (shape errors are caught before the call)."""
+    if status != 0:
+        reason = {-1: "bad argument", -2: "workspace too small"}.get(status, f"status {status}")
+        raise ValueError(f"C kernel {kernel} failed: {reason}")
+
+
+__all__ = ["ADAPTERS", "CKernel", "Unsupported", "c_kernel", "suffix", "contiguous", "ptr", "fn", "check",
+           "FLOATS", "NUMBERS"]

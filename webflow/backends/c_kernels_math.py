@@ -1,0 +1,198 @@
+"""C kernel adapters for the math ops: elementwise unary/binary, ReluGrad, reductions, MatMul, Cast.
+
+Each adapter has its NumPy kernel's signature (ops/math_ops.py, unary_math_ops.py, binary_math_ops.py,
+nn_ops.py, reduction_ops.py) and calls the C function named after the op stanza's `c_kernel=`.
+The `min_size` numbers are the automatic policy (see backends/selection.py for how they were measured).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webflow.backends import c_cast, c_elementwise, c_gemm, c_reduce  # noqa: F401  (declare the C signatures)
+from webflow.backends.c_elementwise import MAX_DIMS, size_array
+from webflow.backends.c_kernels import (
+    FLOATS,
+    NUMBERS,
+    Unsupported,
+    c_kernel,
+    check,
+    contiguous,
+    fn,
+    ptr,
+    suffix,
+)
+from webflow.backends.numpy_backend import np
+
+INTEGER_UNARY = NUMBERS   # neg abs square relu also exist for i32/i64
+
+
+# --- unary (contiguous): y[i] = f(x[i]) ---------------------------------------------------------------
+def _unary(stem: str) -> Any:
+    def adapter(x: Any) -> Any:
+        c_suffix = suffix(x, NUMBERS if stem in c_elementwise.INT_UNARY else FLOATS)
+        x = contiguous(x)
+        y = np.empty_like(x)
+        fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), x.size)
+        return y
+
+    adapter.__name__ = f"c_{stem}"
+    adapter.__doc__ = f"wf_{stem}_<t>: y = {stem}(x) elementwise."
+    return adapter
+
+
+# measured (selection.py): NumPy's loops here use AVX-512 (its exp/tanh/sigmoid too), and a ctypes call
+# costs ~5 us, so only relu on large arrays runs in C automatically; the rest when forced.
+for _op, _stem, _size in (("Neg", "neg", None), ("Abs", "abs", None), ("Square", "square", None),
+                          ("Sqrt", "sqrt", None), ("Rsqrt", "rsqrt", None), ("Reciprocal", "reciprocal", None),
+                          ("Relu", "relu", 65536), ("Exp", "exp", None), ("Log", "log", None),
+                          ("Tanh", "tanh", None), ("Sigmoid", "sigmoid", None)):
+    c_kernel(_op, dtypes=NUMBERS if _stem in c_elementwise.INT_UNARY else FLOATS, min_size=_size)(_unary(_stem))
+
+
+@c_kernel("ReluGrad", dtypes=NUMBERS, min_size=8192)
+def relu_grad(gradients: Any, features: Any) -> Any:
+    """wf_relu_grad_<t>: backprops = gradients where features > 0, else 0."""
+    c_suffix = suffix(gradients, NUMBERS)
+    if gradients.shape != features.shape or features.dtype != gradients.dtype:
+        raise Unsupported("shapes")
+    gradients, features = contiguous(gradients), contiguous(features)
+    out = np.empty_like(gradients)
+    fn(f"wf_relu_grad_{c_suffix}")(ptr(gradients), ptr(features), ptr(out), out.size)
+    return out
+
+
+# --- binary with broadcasting: strides 0 on broadcast dimensions --------------------------------------
+def broadcast_strides(array: Any, shape: tuple) -> list:
+    """Element strides of a contiguous `array` read as broadcast to `shape` (0 where it is broadcast)."""
+    lead = len(shape) - array.ndim
+    strides = [0] * lead
+    for dim, size, stride in zip(shape[lead:], array.shape, array.strides):
+        strides.append(0 if size == 1 and dim != 1 else stride // array.itemsize)
+    return strides
+
+
+def _binary(stem: str, allowed: tuple) -> Any:
+    def adapter(x: Any, y: Any) -> Any:
+        c_suffix = suffix(x, allowed)
+        if y.dtype != x.dtype:
+            raise Unsupported("mixed dtypes")
+        shape = np.broadcast_shapes(x.shape, y.shape)
+        if len(shape) > MAX_DIMS:
+            raise Unsupported("rank")
+        out = np.empty(shape, x.dtype)
+        if out.size:
+            x, y = contiguous(x), contiguous(y)
+            status = fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), ptr(out), len(shape), size_array(shape),
+                                                  size_array(broadcast_strides(x, shape)),
+                                                  size_array(broadcast_strides(y, shape)))
+            check(status, stem)
+        return out
+
+    adapter.__name__ = f"c_{stem}"
+    adapter.__doc__ = f"wf_{stem}_<t>: z = {stem}(x, y), broadcasting."
+    return adapter
+
+
+# measured: NumPy's add/mul loops equal the C ones on contiguous data and a ctypes call with 7 arguments
+# costs ~3 us more than a ufunc call, so plain arithmetic runs in C only when forced.
+for _op, _stem, _types, _size in (("AddV2", "add", NUMBERS, None), ("Sub", "sub", NUMBERS, None),
+                                  ("Mul", "mul", NUMBERS, None), ("Maximum", "maximum", NUMBERS, None),
+                                  ("Minimum", "minimum", NUMBERS, None),
+                                  ("SquaredDifference", "squared_difference", NUMBERS, None),
+                                  ("RealDiv", "div", FLOATS, None)):
+    c_kernel(_op, dtypes=_types, min_size=_size)(_binary(_stem, _types))
+
+
+# --- reductions over an axis mask -------------------------------------------------------------------
+def _reduce(stem: str, allowed: tuple) -> Any:
+    def adapter(x: Any, axes: Any, *, keep_dims: bool) -> Any:
+        c_suffix = suffix(x, allowed)
+        if x.ndim > MAX_DIMS:
+            raise Unsupported("rank")
+        axis_list = [int(a) for a in np.asarray(axes).reshape(-1)]
+        if any(not -x.ndim <= a < x.ndim for a in axis_list):
+            raise Unsupported("axis out of range")  # the NumPy kernel raises TF's error
+        reduced = {a % x.ndim for a in axis_list}
+        kept = [d for i, d in enumerate(x.shape) if i not in reduced]
+        x = contiguous(x)
+        out = np.empty(kept, x.dtype)
+        strides = [s // x.itemsize for s in x.strides]
+        status = fn(f"wf_reduce_{stem}_{c_suffix}")(ptr(x), ptr(out), x.ndim, size_array(x.shape),
+                                                    size_array(strides), c_reduce.axis_mask(sorted(reduced), x.ndim))
+        check(status, stem)
+        if keep_dims:
+            out = out.reshape([1 if i in reduced else d for i, d in enumerate(x.shape)])
+        return out
+
+    adapter.__name__ = f"c_reduce_{stem}"
+    adapter.__doc__ = f"wf_reduce_{stem}_<t>: y = {stem} of x over axes."
+    return adapter
+
+
+# Mean stays float-only: the C integer mean truncates, the NumPy kernel floors (negative sums differ).
+for _op, _stem, _types in (("Sum", "sum", NUMBERS), ("Mean", "mean", FLOATS), ("Max", "max", NUMBERS),
+                           ("Min", "min", NUMBERS), ("Prod", "prod", NUMBERS)):
+    c_kernel(_op, dtypes=_types, min_size=None)(_reduce(_stem, _types))
+
+
+# --- MatMul: one GEMM call with the transposes folded into the packing ----------------------------
+def _gemm_args(a: Any, b: Any, transpose_a: bool, transpose_b: bool) -> tuple:
+    m, k = (a.shape[1], a.shape[0]) if transpose_a else a.shape[-2:]
+    k_b, n = (b.shape[1], b.shape[0]) if transpose_b else b.shape[-2:]
+    return m, n, k, k_b
+
+
+@c_kernel("MatMul", dtypes=FLOATS, min_size=None)
+def matmul(a: Any, b: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
+    """wf_gemm_<t>: C = op(A) op(B)."""
+    c_suffix = suffix(a)
+    if b.dtype != a.dtype or a.ndim != 2 or b.ndim != 2:
+        raise Unsupported("operands")
+    a, b = contiguous(a), contiguous(b)
+    m, n, k, k_b = _gemm_args(a, b, transpose_a, transpose_b)
+    if k != k_b:
+        raise Unsupported("inner dimensions")  # the NumPy kernel raises the error
+    out = np.empty((m, n), a.dtype)
+    fn(f"wf_gemm_{c_suffix}")(int(transpose_a), int(transpose_b), m, n, k, 1.0, ptr(a), a.shape[1],
+                              ptr(b), b.shape[1], 0.0, ptr(out), n)
+    return out
+
+
+@c_kernel("BatchMatMulV2", dtypes=FLOATS, min_size=None)
+def batch_matmul(x: Any, y: Any, *, adj_x: bool, adj_y: bool) -> Any:
+    """wf_gemm_batched_<t>: C[i] = op(A[i]) op(B[i]); a batch of one is shared (stride 0)."""
+    c_suffix = suffix(x)
+    if y.dtype != x.dtype or x.ndim < 2 or y.ndim < 2:
+        raise Unsupported("operands")
+    batch_x, batch_y = x.shape[:-2], y.shape[:-2]
+    count_x, count_y = int(np.prod(batch_x)), int(np.prod(batch_y))
+    batch = np.broadcast_shapes(batch_x, batch_y)
+    count = int(np.prod(batch))
+    if count_x not in (1, count) or count_y not in (1, count) or (batch_x != batch and count_x != 1) \
+            or (batch_y != batch and count_y != 1):
+        raise Unsupported("partial batch broadcasting")
+    x, y = contiguous(x), contiguous(y)
+    m, k = (x.shape[-1], x.shape[-2]) if adj_x else x.shape[-2:]
+    k_b, n = (y.shape[-1], y.shape[-2]) if adj_y else y.shape[-2:]
+    if k != k_b:
+        raise Unsupported("inner dimensions")
+    out = np.empty(batch + (m, n), x.dtype)
+    if out.size:
+        fn(f"wf_gemm_batched_{c_suffix}")(
+            int(adj_x), int(adj_y), m, n, k, 1.0, ptr(x), x.shape[-1], 0 if count_x == 1 else m * k,
+            ptr(y), y.shape[-1], 0 if count_y == 1 else k * n, 0.0, ptr(out), n, m * n, count)
+    return out
+
+
+# --- Cast -------------------------------------------------------------------------------------------
+@c_kernel("Cast", dtypes=tuple(c_cast.CAST_TYPES), min_size=None)
+def cast(x: Any, *, SrcT: Any, DstT: Any, Truncate: bool = False) -> Any:  # noqa: N803 - TF's attr names
+    """wf_cast: y = x converted to DstT (TensorFlow's float -> int rules)."""
+    source, target = x.dtype.name, np.dtype(DstT.as_numpy_dtype).name
+    if source not in c_cast.CAST_TYPES or target not in c_cast.CAST_TYPES:
+        raise Unsupported("dtype")
+    x = contiguous(x)
+    out = np.empty(x.shape, DstT.as_numpy_dtype)
+    check(fn("wf_cast")(ptr(x), c_cast.CAST_TYPES[source], ptr(out), c_cast.CAST_TYPES[target], x.size), "cast")
+    return out

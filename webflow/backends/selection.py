@@ -1,0 +1,205 @@
+"""Which backend runs each op: NumPy (the reference), native C (ctypes) or WASM-SIMD (the same C in Pyodide).
+
+Every op has its NumPy kernel; an op with a C adapter (backends/c_kernels_*.py) also gets a C kernel,
+stored in `OpDef.kernels` under "native" in CPython or "wasm" inside Pyodide (one adapter, two libraries).
+
+Automatic policy (the default): per op and size, the backend measured faster on this machine. Each
+adapter's `min_size` says from how many elements its C kernel wins (None: never, NumPy always wins).
+Measured with benchmarks/backend_crossover.py, us per kernel call NumPy -> C (2-core Zen 5 VM shared
+with other jobs, one OpenBLAS thread, NumPy with AVX-512 loops, C built -mavx2; noisy, read as rough):
+  - a ctypes call costs ~5-13 us here (ndarray.ctypes.data alone ~1.5 us per pointer), so C never wins
+    on small tensors: AddV2 64 elements 0.4 -> 13 us; 100k 19 -> 23 us. Add/sub/mul/div, neg/abs/square/
+    sqrt, reductions (Sum 100k: 23 -> 39), gather, cast: NumPy unless forced.
+  - Exp / Tanh / Sigmoid: NumPy's AVX-512 loops win at every size (Tanh 100k: 28 -> 102): NumPy.
+  - Softmax / xent: C wins only below ~4k elements, by 1-4 us (Softmax 100k: 407 -> 565): NumPy.
+  - MatMul 316x316: 568 -> 1267; Conv2D 8x28x28x32 * 5x5x32x64: 8.8 -> 16.2 ms: NumPy + OpenBLAS.
+  - Conv2DBackpropInput (same conv): 14.8 -> 12.6 ms (NumPy's col2im adds window by window): C from
+    100k elements of out_backprop (one size measured). Conv2DBackpropFilter: 14.7 -> 14.2, a tie: NumPy.
+  - ReluGrad: C from 8k (16k: 66 -> 9 us; np.where is slow). Relu: C from 64k (100k: 24 -> 17).
+  - MaxPool / AvgPool 2x2: C from 8k (100k: 45 -> 26 and 47 -> 22); MaxPoolGrad 32x28x28x32: 2.4 -> 1.1 ms.
+  - fused optimizer updates: C from 64k (Adam 100k: 459 -> 412 us; 16k: 36 -> 46).
+  - RandomUniform: always C (64 values: 97 -> 22 us; 100k: 4257 -> 261; the same bits either way).
+  In Pyodide (wasm) NumPy has no AVX-512 loops and the call is cheaper: these limits are CPython's.
+Override: env WEBFLOW_BACKEND=numpy|native|wasm, or `webflow.config.set_backend(name)`: every op that
+has a kernel on that backend uses it. No compiler or library -> NumPy, said once (a RuntimeWarning).
+
+When the choice is made: graph ops at plan-build time in the executor (`node_kernel`, from static shapes;
+an unknown size counts as large); eager ops on each call, cheaply: an op whose choice does not depend
+on the size has `opdef.chooser = None` and its kernel in `opdef.kernel`, so eager dispatch is unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from webflow.backends import c_kernels_math, c_kernels_nn, c_kernels_train, c_library  # noqa: F401  (fill ADAPTERS)
+from webflow.backends.c_kernels import ADAPTERS, CKernel, Unsupported
+
+NUMPY, NATIVE, WASM = "numpy", "native", "wasm"
+BACKENDS = (NUMPY, NATIVE, WASM)
+C_BACKEND = WASM if c_library.IN_PYODIDE else NATIVE  # the name the C kernels have on this platform
+ENV_BACKEND = "WEBFLOW_BACKEND"
+
+
+class _State:
+    forced: str | None = None   # None = automatic
+    resolved = False            # has C availability been checked (building the library if needed)?
+    c_ok = False
+    generation = 0              # bumped on every change: executor plans re-select their kernels
+    warned = False
+
+
+STATE = _State()
+_OPDEFS: list = []  # op defs that have a C kernel (re-applied when the backend changes)
+
+
+def _check_name(name: str) -> str:
+    name = name.strip().lower()
+    if name not in BACKENDS + ("auto",):
+        raise ValueError(f"Unknown backend {name!r}: expected one of {', '.join(BACKENDS)} or 'auto'")
+    return name
+
+
+def set_backend(name: str | None) -> None:
+    """Forces every op that has a kernel on backend `name` (numpy, native, wasm) to use it; None/'auto' resets."""
+    name = None if name is None else _check_name(name)
+    STATE.forced = None if name == "auto" else name
+    STATE.resolved = False
+    STATE.generation += 1
+    for opdef in _OPDEFS:
+        apply(opdef)
+
+
+def get_backend() -> str:
+    """The forced backend's name, or 'auto' when each op picks the fastest available one."""
+    return STATE.forced or "auto"
+
+
+def _resolve() -> None:
+    """Checks (once per setting) whether the C kernels can run here; says so once when they cannot."""
+    if STATE.resolved:
+        return
+    STATE.resolved = True
+    forced = STATE.forced
+    if forced not in (None, C_BACKEND):  # numpy, or the other platform's C (wasm in CPython)
+        STATE.c_ok = False
+        reason = None if forced == NUMPY else f"the {forced} backend does not run here"
+    else:
+        STATE.c_ok = c_library.available()
+        reason = c_library.unavailable_reason()
+    if reason and not STATE.warned:
+        STATE.warned = True
+        message = reason.removeprefix("webflow: ").split("; using the NumPy kernels")[0]
+        warnings.warn(f"webflow: {message}; using the NumPy kernels", RuntimeWarning, stacklevel=3)
+    STATE.generation += 1
+    for opdef in _OPDEFS:
+        apply(opdef)
+
+
+# --- kernels ---------------------------------------------------------------------------------------
+def _with_fallback(adapter: Callable, fallback: Callable) -> Callable:
+    """The adapter, running `fallback` (the NumPy version) when it raises Unsupported."""
+
+    def run(*args: Any, **attrs: Any) -> Any:
+        try:
+            return adapter(*args, **attrs)
+        except Unsupported:
+            return fallback(*args, **attrs)
+
+    run.__name__ = getattr(adapter, "__name__", "c_kernel")
+    run.__doc__ = adapter.__doc__
+    return run
+
+
+def attach(opdef: Any) -> None:
+    """Called by register_op: gives the op its C kernel if an adapter is registered for its type."""
+    found: CKernel | None = ADAPTERS.get(opdef.type)
+    if found is None:
+        return
+    numpy_kernel = opdef.kernels[NUMPY]
+    if found.update:  # an optimizer's update formula: the op's kernel rebuilt around the C formula
+        kernel = numpy_kernel.with_update(_with_fallback(found.adapter, numpy_kernel.update))
+    else:
+        kernel = _with_fallback(found.adapter, numpy_kernel)
+    opdef.kernels[C_BACKEND] = kernel
+    opdef.c_adapter = found
+    _OPDEFS.append(opdef)
+    apply(opdef)
+
+
+def apply(opdef: Any) -> None:
+    """Sets the op's eager dispatch: a fixed `opdef.kernel` (chooser None) or a per-call chooser."""
+    numpy_kernel, c_kernel = opdef.kernels[NUMPY], opdef.kernels.get(C_BACKEND)
+    opdef.kernel, opdef.chooser, opdef.backend = numpy_kernel, None, NUMPY
+    limit = opdef.c_adapter.min_size if c_kernel is not None else None
+    if c_kernel is None or STATE.forced == NUMPY or (STATE.forced is None and limit is None):
+        return  # (automatic, and NumPy wins at every size: no need to build or load the C library)
+    if not STATE.resolved:
+        opdef.chooser = _resolving_chooser(opdef)
+        return
+    if not STATE.c_ok:
+        return
+    if STATE.forced == C_BACKEND or limit == 0:
+        opdef.kernel, opdef.backend = c_kernel, C_BACKEND
+    elif limit is not None:
+        opdef.chooser = _size_chooser(opdef.c_adapter.size_input, limit, c_kernel, numpy_kernel)
+
+
+def _resolving_chooser(opdef: Any) -> Callable:
+    def choose(values: list) -> Callable:
+        _resolve()
+        return opdef.kernel if opdef.chooser is None else opdef.chooser(values)
+
+    return choose
+
+
+def _size_chooser(index: int, limit: int, c_kernel: Callable, numpy_kernel: Callable) -> Callable:
+    def choose(values: list) -> Callable:
+        value = values[index] if index < len(values) else None
+        return c_kernel if getattr(value, "size", 0) >= limit else numpy_kernel
+
+    return choose
+
+
+def node_kernel(op: Any) -> tuple[Callable, str]:
+    """(kernel, backend name) for a graph op, chosen when the executor builds its plan."""
+    opdef = op._opdef
+    numpy_kernel, c_kernel = opdef.kernels[NUMPY], opdef.kernels.get(C_BACKEND)
+    found = opdef.c_adapter
+    if c_kernel is None or STATE.forced == NUMPY or (STATE.forced is None and found.min_size is None):
+        return numpy_kernel, NUMPY
+    _resolve()
+    if not STATE.c_ok or not _dtype_fits(op, found):
+        return numpy_kernel, NUMPY
+    if STATE.forced == C_BACKEND or found.min_size == 0:
+        return c_kernel, C_BACKEND
+    if found.min_size is None:
+        return numpy_kernel, NUMPY
+    size = _static_size(op, found.size_input)
+    return (c_kernel, C_BACKEND) if size is None or size >= found.min_size else (numpy_kernel, NUMPY)
+
+
+def _dtype_fits(op: Any, found: CKernel) -> bool:
+    if found.dtypes is None or found.dtype_input >= len(op.inputs):
+        return True
+    return op.inputs[found.dtype_input].dtype.base_dtype.name in found.dtypes
+
+
+def _static_size(op: Any, index: int) -> int | None:
+    if index >= len(op.inputs):
+        return None
+    return op.inputs[index].shape.num_elements()
+
+
+def _from_environment() -> None:
+    name = os.environ.get(ENV_BACKEND, "").strip()
+    if name:
+        STATE.forced = None if _check_name(name) == "auto" else _check_name(name)
+
+
+_from_environment()
+
+__all__ = ["BACKENDS", "C_BACKEND", "set_backend", "get_backend", "attach", "apply", "node_kernel", "STATE"]
