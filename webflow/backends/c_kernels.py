@@ -15,17 +15,23 @@ before touching anything, and the NumPy kernel runs instead.
 `update=True` marks an adapter that replaces an optimizer's update formula (ops/training_ops.py) rather
 than the whole kernel, so the variable plumbing (ref or resource) stays in one place.
 
-Adapters need NumPy (ndarray in, ndarray out): this module is imported by selection.py only.
+Adapters take and return the backend's storage: NumPy arrays when NumPy exists, `c_array.CArray`s when it
+does not (Pyodide). They reach both through the helpers below (`empty`, `empty_like`, `contiguous`, `ptr`,
+`broadcast_shapes`), never through `np` directly, so one adapter serves both. This module is imported by
+selection.py only.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from typing import Any
 
-from webflow.backends import c_library
-from webflow.backends.numpy_backend import np
+from webflow.backends import c_array, c_library
+from webflow.backends.c_array import CArray
+from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.framework.dtypes import DType
 
 FLOATS = ("float32", "float64")
 NUMBERS = ("float32", "float64", "int32", "int64")
@@ -75,15 +81,71 @@ def suffix(array: Any, allowed: tuple = FLOATS) -> str:
 def contiguous(array: Any) -> Any:
     """The array itself when C-contiguous, else a contiguous copy (the kernels read plain row-major memory).
 
-    Graph runs may hand a kernel a NumPy scalar (np.float32(2.0)): it becomes a 0-d array."""
+    Graph runs may hand a kernel a NumPy scalar (np.float32(2.0)): it becomes a 0-d array.
+    A CArray is always contiguous; without NumPy a Python number becomes a 0-d CArray."""
+    if type(array) is CArray:
+        return array
+    if not HAVE_NUMPY:
+        return c_array.from_value(array)
     if type(array) is not np.ndarray:
         array = np.asarray(array)
     return array if array.flags["C_CONTIGUOUS"] else np.ascontiguousarray(array)
 
 
 def ptr(array: Any) -> int:
-    """The address of a C-contiguous ndarray's data (what the kernels read or write)."""
-    return array.ctypes.data
+    """The address of a C-contiguous array's data (what the kernels read or write)."""
+    return array.address() if type(array) is CArray else array.ctypes.data
+
+
+def empty(shape: Any, dtype: Any) -> Any:
+    """A new output array of `shape` and `dtype` (a NumPy dtype or a webflow DType) for a kernel to fill."""
+    if not HAVE_NUMPY:
+        return c_array.empty(shape, dtype)
+    return np.empty(shape, dtype.as_numpy_dtype if isinstance(dtype, DType) else dtype)
+
+
+def empty_like(array: Any) -> Any:
+    if type(array) is CArray:
+        return c_array.empty(array.shape, array.dtype)
+    return np.empty_like(array)
+
+
+def zeros(shape: Any, dtype: Any) -> Any:
+    if not HAVE_NUMPY:
+        return c_array.empty(shape, dtype)  # CArrays start zeroed
+    return np.zeros(shape, dtype.as_numpy_dtype if isinstance(dtype, DType) else dtype)
+
+
+def broadcast_shapes(*shapes: tuple) -> tuple:
+    """NumPy's broadcasting rule on shape tuples, in plain Python (ValueError if they do not broadcast)."""
+    rank = max((len(s) for s in shapes), default=0)
+    result = []
+    for axis in range(rank):
+        dims = {s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0} - {1}
+        if len(dims) > 1:
+            raise ValueError(f"shapes {shapes} cannot be broadcast together")
+        result.append(dims.pop() if dims else 1)
+    return tuple(result)
+
+
+def flat_ints(value: Any) -> list:
+    """A scalar or vector of ints (axes, sizes) as a Python list."""
+    if type(value) is CArray:
+        return [int(v) for v in value.data]
+    if isinstance(value, (int, float)):
+        return [int(value)]
+    if isinstance(value, (list, tuple)):
+        return [int(v) for v in value]
+    return [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+def prod(values: Any) -> int:
+    return math.prod(int(v) for v in values)
+
+
+def ndim(value: Any) -> int:
+    shape = getattr(value, "shape", None)
+    return 0 if shape is None else len(shape)
 
 
 def fn(name: str) -> Any:
@@ -99,4 +161,4 @@ def check(status: int, kernel: str) -> None:
 
 
 __all__ = ["ADAPTERS", "CKernel", "Unsupported", "c_kernel", "suffix", "contiguous", "ptr", "fn", "check",
-           "FLOATS", "NUMBERS"]
+           "empty", "empty_like", "zeros", "broadcast_shapes", "flat_ints", "prod", "ndim", "FLOATS", "NUMBERS"]

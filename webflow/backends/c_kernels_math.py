@@ -15,14 +15,18 @@ from webflow.backends.c_kernels import (
     FLOATS,
     NUMBERS,
     Unsupported,
+    broadcast_shapes,
     c_kernel,
     check,
     contiguous,
+    empty,
+    empty_like,
+    flat_ints,
     fn,
+    prod,
     ptr,
     suffix,
 )
-from webflow.backends.numpy_backend import np
 
 INTEGER_UNARY = NUMBERS   # neg abs square relu also exist for i32/i64
 
@@ -32,7 +36,7 @@ def _unary(stem: str) -> Any:
     def adapter(x: Any) -> Any:
         c_suffix = suffix(x, NUMBERS if stem in c_elementwise.INT_UNARY else FLOATS)
         x = contiguous(x)
-        y = np.empty_like(x)
+        y = empty_like(x)
         fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), x.size)
         return y
 
@@ -57,7 +61,7 @@ def relu_grad(gradients: Any, features: Any) -> Any:
     if gradients.shape != features.shape or features.dtype != gradients.dtype:
         raise Unsupported("shapes")
     gradients, features = contiguous(gradients), contiguous(features)
-    out = np.empty_like(gradients)
+    out = empty_like(gradients)
     fn(f"wf_relu_grad_{c_suffix}")(ptr(gradients), ptr(features), ptr(out), out.size)
     return out
 
@@ -77,10 +81,10 @@ def _binary(stem: str, allowed: tuple) -> Any:
         c_suffix = suffix(x, allowed)
         if y.dtype != x.dtype:
             raise Unsupported("mixed dtypes")
-        shape = np.broadcast_shapes(x.shape, y.shape)
+        shape = broadcast_shapes(x.shape, y.shape)
         if len(shape) > MAX_DIMS:
             raise Unsupported("rank")
-        out = np.empty(shape, x.dtype)
+        out = empty(shape, x.dtype)
         if out.size:
             x, y = contiguous(x), contiguous(y)
             status = fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), ptr(out), len(shape), size_array(shape),
@@ -110,13 +114,13 @@ def _reduce(stem: str, allowed: tuple) -> Any:
         c_suffix = suffix(x, allowed)
         if x.ndim > MAX_DIMS:
             raise Unsupported("rank")
-        axis_list = [int(a) for a in np.asarray(axes).reshape(-1)]
+        axis_list = flat_ints(axes)
         if any(not -x.ndim <= a < x.ndim for a in axis_list):
             raise Unsupported("axis out of range")  # the NumPy kernel raises TF's error
         reduced = {a % x.ndim for a in axis_list}
         kept = [d for i, d in enumerate(x.shape) if i not in reduced]
         x = contiguous(x)
-        out = np.empty(kept, x.dtype)
+        out = empty(kept, x.dtype)
         strides = [s // x.itemsize for s in x.strides]
         status = fn(f"wf_reduce_{stem}_{c_suffix}")(ptr(x), ptr(out), x.ndim, size_array(x.shape),
                                                     size_array(strides), c_reduce.axis_mask(sorted(reduced), x.ndim))
@@ -153,7 +157,7 @@ def matmul(a: Any, b: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
     m, n, k, k_b = _gemm_args(a, b, transpose_a, transpose_b)
     if k != k_b:
         raise Unsupported("inner dimensions")  # the NumPy kernel raises the error
-    out = np.empty((m, n), a.dtype)
+    out = empty((m, n), a.dtype)
     fn(f"wf_gemm_{c_suffix}")(int(transpose_a), int(transpose_b), m, n, k, 1.0, ptr(a), a.shape[1],
                               ptr(b), b.shape[1], 0.0, ptr(out), n)
     return out
@@ -166,9 +170,9 @@ def batch_matmul(x: Any, y: Any, *, adj_x: bool, adj_y: bool) -> Any:
     if y.dtype != x.dtype or x.ndim < 2 or y.ndim < 2:
         raise Unsupported("operands")
     batch_x, batch_y = x.shape[:-2], y.shape[:-2]
-    count_x, count_y = int(np.prod(batch_x)), int(np.prod(batch_y))
-    batch = np.broadcast_shapes(batch_x, batch_y)
-    count = int(np.prod(batch))
+    count_x, count_y = int(prod(batch_x)), int(prod(batch_y))
+    batch = broadcast_shapes(batch_x, batch_y)
+    count = int(prod(batch))
     if count_x not in (1, count) or count_y not in (1, count) or (batch_x != batch and count_x != 1) \
             or (batch_y != batch and count_y != 1):
         raise Unsupported("partial batch broadcasting")
@@ -177,7 +181,7 @@ def batch_matmul(x: Any, y: Any, *, adj_x: bool, adj_y: bool) -> Any:
     k_b, n = (y.shape[-1], y.shape[-2]) if adj_y else y.shape[-2:]
     if k != k_b:
         raise Unsupported("inner dimensions")
-    out = np.empty(batch + (m, n), x.dtype)
+    out = empty(batch + (m, n), x.dtype)
     if out.size:
         fn(f"wf_gemm_batched_{c_suffix}")(
             int(adj_x), int(adj_y), m, n, k, 1.0, ptr(x), x.shape[-1], 0 if count_x == 1 else m * k,
@@ -189,10 +193,10 @@ def batch_matmul(x: Any, y: Any, *, adj_x: bool, adj_y: bool) -> Any:
 @c_kernel("Cast", dtypes=tuple(c_cast.CAST_TYPES), min_size=None)
 def cast(x: Any, *, SrcT: Any, DstT: Any, Truncate: bool = False) -> Any:  # noqa: N803 - TF's attr names
     """wf_cast: y = x converted to DstT (TensorFlow's float -> int rules)."""
-    source, target = x.dtype.name, np.dtype(DstT.as_numpy_dtype).name
+    source, target = x.dtype.name, DstT.base_dtype.name
     if source not in c_cast.CAST_TYPES or target not in c_cast.CAST_TYPES:
         raise Unsupported("dtype")
     x = contiguous(x)
-    out = np.empty(x.shape, DstT.as_numpy_dtype)
+    out = empty(x.shape, DstT.base_dtype)
     check(fn("wf_cast")(ptr(x), c_cast.CAST_TYPES[source], ptr(out), c_cast.CAST_TYPES[target], x.size), "cast")
     return out

@@ -12,11 +12,37 @@ from typing import Any
 
 from webflow.backends import c_gather, c_pool, c_softmax  # noqa: F401  (declare the C signatures)
 from webflow.backends.c_conv import Conv2DShape, conv2d_shape
-from webflow.backends.c_kernels import FLOATS, NUMBERS, Unsupported, c_kernel, check, contiguous, fn, ptr, suffix
-from webflow.backends.numpy_backend import np
+from webflow.backends.c_kernels import (
+    FLOATS,
+    NUMBERS,
+    Unsupported,
+    c_kernel,
+    check,
+    contiguous,
+    empty,
+    empty_like,
+    flat_ints,
+    fn,
+    prod,
+    ptr,
+    suffix,
+    zeros,
+)
+from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 
 F32 = ("float32",)
+_GATHER_TYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                 "uint64", "bool")
+
+
+def _unravel(flat_index: int, shape: tuple) -> tuple:
+    """The multi-index of element `flat_index` in a row-major array of `shape` (numpy.unravel_index)."""
+    position = []
+    for dim in reversed(shape):
+        position.append(flat_index % dim)
+        flat_index //= dim
+    return tuple(reversed(position))
 INDEX_SUFFIX = {"int32": "i32", "int64": "i64"}
 
 
@@ -40,16 +66,16 @@ def _window_geometry(input_shape: tuple, window: tuple, out_channels: int, attrs
 
 def _conv_call(name: str, shape: Conv2DShape, first: Any, second: Any, out: Any) -> Any:
     work_len = fn("wf_conv2d_workspace_f32")(ctypes.byref(shape))
-    work = np.empty(work_len, np.float32)
+    work = empty(work_len, dtypes.float32)
     check(fn(name)(ctypes.byref(shape), ptr(first), ptr(second), ptr(out), ptr(work), work_len), name)
     return out
 
 
 def _sizes(sizes: Any) -> tuple:
-    sizes = np.asarray(sizes).reshape(-1)
-    if sizes.size != 4:
+    sizes = flat_ints(sizes)
+    if len(sizes) != 4:
         raise Unsupported("sizes")
-    return tuple(int(v) for v in sizes)
+    return tuple(sizes)
 
 
 def _out_dims(shape: Conv2DShape) -> tuple:
@@ -63,7 +89,7 @@ def conv2d(input: Any, filter: Any, **attrs: Any) -> Any:  # noqa: A002 - Tensor
     if filter.dtype != input.dtype or filter.ndim != 4 or input.ndim != 4 or filter.shape[2] != input.shape[3]:
         raise Unsupported("operands")
     shape = _window_geometry(input.shape, filter.shape[:2], filter.shape[3], attrs)
-    out = np.empty(_out_dims(shape), np.float32)
+    out = empty(_out_dims(shape), dtypes.float32)
     return _conv_call("wf_conv2d_f32", shape, contiguous(input), contiguous(filter), out)
 
 
@@ -78,7 +104,7 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **at
     shape = _window_geometry(x_shape, filter.shape[:2], filter.shape[3], attrs)
     if _out_dims(shape) != out_backprop.shape:
         raise Unsupported("out_backprop shape")  # the NumPy kernel raises TensorFlow's message
-    out = np.empty(x_shape, np.float32)
+    out = empty(x_shape, dtypes.float32)
     return _conv_call("wf_conv2d_backprop_input_f32", shape, contiguous(filter), contiguous(out_backprop), out)
 
 
@@ -92,7 +118,7 @@ def conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, **a
     shape = _window_geometry(input.shape, w_shape[:2], w_shape[3], attrs)
     if _out_dims(shape) != out_backprop.shape:
         raise Unsupported("out_backprop shape")
-    out = np.empty(w_shape, np.float32)
+    out = empty(w_shape, dtypes.float32)
     return _conv_call("wf_conv2d_backprop_filter_f32", shape, contiguous(input), contiguous(out_backprop), out)
 
 
@@ -114,7 +140,7 @@ def max_pool(x: Any, **attrs: Any) -> Any:
     """wf_max_pool_f32: y = max over each window (TF: starts at the lowest finite float)."""
     suffix(x, F32)
     shape = _pool_geometry(x.shape, attrs)
-    out = np.empty(_pooled(shape), np.float32)
+    out = empty(_pooled(shape), dtypes.float32)
     check(fn("wf_max_pool_f32")(ctypes.byref(shape), ptr(contiguous(x)), ptr(out)), "max_pool")
     return out
 
@@ -126,7 +152,7 @@ def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, **attrs: Any) ->
     shape = _pool_geometry(orig_input.shape, attrs)
     if orig_output.shape != _pooled(shape) or grad.shape != _pooled(shape) or grad.dtype != orig_input.dtype:
         raise Unsupported("shapes")
-    out = np.empty(orig_input.shape, np.float32)
+    out = empty(orig_input.shape, dtypes.float32)
     status = fn("wf_max_pool_grad_f32")(ctypes.byref(shape), ptr(contiguous(orig_input)), ptr(contiguous(grad)),
                                         ptr(out))
     check(status, "max_pool_grad")
@@ -138,7 +164,7 @@ def avg_pool(x: Any, **attrs: Any) -> Any:
     """wf_avg_pool_f32: y = mean of each window's in-bounds cells."""
     suffix(x, F32)
     shape = _pool_geometry(x.shape, attrs)
-    out = np.empty(_pooled(shape), np.float32)
+    out = empty(_pooled(shape), dtypes.float32)
     check(fn("wf_avg_pool_f32")(ctypes.byref(shape), ptr(contiguous(x)), ptr(out)), "avg_pool")
     return out
 
@@ -151,7 +177,7 @@ def avg_pool_grad(orig_input_shape: Any, grad: Any, **attrs: Any) -> Any:
     shape = _pool_geometry(x_shape, attrs)
     if grad.shape != _pooled(shape):
         raise Unsupported("shapes")
-    out = np.empty(x_shape, np.float32)
+    out = empty(x_shape, dtypes.float32)
     check(fn("wf_avg_pool_grad_f32")(ctypes.byref(shape), ptr(contiguous(grad)), ptr(out)), "avg_pool_grad")
     return out
 
@@ -163,7 +189,7 @@ def _rows_op(stem: str) -> Any:
         if logits.ndim < 1 or logits.size == 0:
             raise Unsupported("empty")
         logits = contiguous(logits)
-        out = np.empty_like(logits)
+        out = empty_like(logits)
         classes = logits.shape[-1]
         fn(f"wf_{stem}_{c_suffix}")(ptr(logits), ptr(out), logits.size // classes, classes)
         return out
@@ -187,7 +213,7 @@ def softmax_xent(features: Any, labels: Any) -> list:
         raise Unsupported("shapes")
     features, labels = contiguous(features), contiguous(labels)
     rows, classes = features.shape
-    loss, backprop = np.empty(rows, features.dtype), np.empty_like(features)
+    loss, backprop = empty(rows, features.dtype), empty_like(features)
     stride = 0 if labels.shape[0] == 1 and rows != 1 else classes
     fn(f"wf_softmax_xent_{c_suffix}")(ptr(features), ptr(labels), stride, ptr(loss), ptr(backprop), rows, classes)
     return [loss, backprop]
@@ -203,7 +229,7 @@ def sparse_softmax_xent(features: Any, labels: Any) -> list:
         raise Unsupported("shapes")
     features, labels = contiguous(features), contiguous(labels)
     rows, classes = features.shape
-    loss, backprop = np.empty(rows, features.dtype), np.empty_like(features)
+    loss, backprop = empty(rows, features.dtype), empty_like(features)
     bad = fn(f"wf_sparse_xent_{c_suffix}_{index}")(ptr(features), ptr(labels), ptr(loss), ptr(backprop), rows, classes)
     if bad:
         raise InvalidArgumentError(None, None, f"Received a label value of {labels[bad - 1]} which is outside the "
@@ -217,20 +243,20 @@ def sparse_softmax_xent(features: Any, labels: Any) -> list:
 def gather(params: Any, indices: Any, axis: Any, *, batch_dims: int = 0) -> Any:
     """wf_gather_<i>: rows of params copied as bytes; a bad index raises the NumPy kernel's error."""
     index = INDEX_SUFFIX.get(indices.dtype.name)
-    if index is None or batch_dims or params.ndim == 0 or params.dtype.hasobject:
+    if index is None or batch_dims or params.ndim == 0 or params.dtype.name not in _GATHER_TYPES:
         raise Unsupported("arguments")
     axis = int(axis)
     if not -params.ndim <= axis < params.ndim:
         raise Unsupported("axis")
     axis %= params.ndim
     params, indices = contiguous(params), contiguous(indices)
-    out = np.empty(params.shape[:axis] + indices.shape + params.shape[axis + 1:], params.dtype)
-    outer = int(np.prod(params.shape[:axis]))
-    inner_bytes = int(np.prod(params.shape[axis + 1:])) * params.itemsize
+    out = empty(params.shape[:axis] + indices.shape + params.shape[axis + 1:], params.dtype)
+    outer = int(prod(params.shape[:axis]))
+    inner_bytes = int(prod(params.shape[axis + 1:])) * params.itemsize
     bad = fn(f"wf_gather_{index}")(ptr(params), ptr(indices), ptr(out), outer, params.shape[axis], inner_bytes,
                                    indices.size)
     if bad:
-        position = np.unravel_index(bad - 1, indices.shape)
+        position = _unravel(bad - 1, indices.shape)
         where = ",".join(str(int(i)) for i in position)
         raise IndexError(f"indices[{where}] = {int(indices[position])} is not in [0, {params.shape[axis]})")
     return out
@@ -241,11 +267,11 @@ def unsorted_segment_sum(data: Any, ids: Any, num: Any) -> Any:
     """wf_scatter_add_<t>_<i>: y[ids[i]] += data[i] (negative ids: the NumPy kernel decides)."""
     c_suffix = suffix(data, NUMBERS)
     index = INDEX_SUFFIX.get(ids.dtype.name)
-    if index is None or data.shape[:ids.ndim] != ids.shape or (ids.size and ids.min() < 0):
+    if index is None or data.shape[:ids.ndim] != ids.shape or (ids.size and min(flat_ints(ids)) < 0):
         raise Unsupported("ids")
     rows = contiguous(data).reshape((ids.size,) + data.shape[ids.ndim:])
-    out = np.zeros((int(num),) + rows.shape[1:], data.dtype)
-    inner = int(np.prod(rows.shape[1:]))
+    out = zeros((int(num),) + rows.shape[1:], data.dtype)
+    inner = int(prod(rows.shape[1:]))
     bad = fn(f"wf_scatter_add_{c_suffix}_{index}")(ptr(rows), ptr(contiguous(ids)), ptr(out), ids.size, inner,
                                                    int(num))
     if bad:

@@ -11,13 +11,24 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.backends import c_library, c_optimizers, c_philox  # noqa: F401  (declare the C signatures)
-from webflow.backends.c_kernels import FLOATS, Unsupported, c_kernel, contiguous, fn, ptr, suffix
-from webflow.backends.numpy_backend import np
+from webflow.backends.c_kernels import (
+    FLOATS,
+    Unsupported,
+    c_kernel,
+    contiguous,
+    empty,
+    empty_like,
+    fn,
+    ndim,
+    prod,
+    ptr,
+    suffix,
+)
 
 
 def _states(*arrays: Any) -> tuple:
     """The state and gradient arrays as contiguous arrays of one float dtype and shape, or Unsupported."""
-    arrays = tuple(np.asarray(a) for a in arrays)
+    arrays = tuple(contiguous(a) for a in arrays)
     first = arrays[0]
     c_suffix = suffix(first)
     if any(a.dtype != first.dtype or a.shape != first.shape for a in arrays[1:]):
@@ -26,13 +37,13 @@ def _states(*arrays: Any) -> tuple:
 
 
 def _scalar(value: Any) -> float:
-    if np.ndim(value) != 0:
+    if ndim(value) != 0:
         raise Unsupported("non-scalar hyper-parameter")
     return float(value)
 
 
 def _fresh(*like: Any) -> list:
-    return [np.empty_like(a) for a in like]
+    return [empty_like(a) for a in like]
 
 
 def _families(*names: str) -> tuple:
@@ -103,13 +114,13 @@ def random_uniform(context_: Any, shape: Any, *, dtype: Any, seed: int = 0, seed
     """wf_philox_uniform_<t>: x ~ U[0, 1), bit for bit the NumPy kernel's numbers."""
     from webflow.ops import random_ops  # the op's generator lives with the op (lazy: ops import backends)
 
-    numpy_dtype = np.dtype(dtype.as_numpy_dtype)
-    if numpy_dtype.name not in FLOATS:
+    dtype = dtype.base_dtype
+    if dtype.name not in FLOATS:
         raise Unsupported("dtype")  # before reserving: the NumPy kernel must find the generator untouched
     dims = random_ops._output_dims(shape, "RandomUniform")
-    count = int(np.prod(dims))
+    count = int(prod(dims))
     local = random_ops.generator_for(context_).reserve_outputs(count, random_ops.RESERVE_MULTIPLIER)
-    out = np.empty(count, numpy_dtype)
+    out = empty(count, dtype)
     if count:
         key, counter = c_philox.key_and_counter(local)
         fn(f"wf_philox_uniform_{suffix(out)}")(c_library.address(key), c_library.address(counter), ptr(out), count)

@@ -3,22 +3,66 @@
 Op modules write their NumPy kernels against the `np` exported here, so NumPy is imported in one
 place; values held by tensors are `numpy.ndarray`s. Kernels never mutate an input in place (variables
 get a new array on every assign), so a value read earlier cannot change under a learner's feet.
+
+Without NumPy (Pyodide may not have it) `np` is a stand-in: op modules still import (their shape
+rules and gradients are needed), and only running a NumPy kernel raises `NumpyUnavailable`.
+Values are then `backends.c_array.CArray`s and the C kernels run every op that has one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from webflow.framework import dtypes
+
+try:
+    import numpy as np
+
+    HAVE_NUMPY = True
+except ImportError:  # Pyodide without NumPy: the stand-in below
+    np = None
+    HAVE_NUMPY = False
 
 NAME = "numpy"
 _DTYPE_OF_NUMPY: dict[Any, Any] = {}
 
 
+class NumpyUnavailable(RuntimeError):
+    """A NumPy kernel ran (or a NumPy value was asked for) where NumPy is not installed."""
+
+
+class _MissingMeta(type):
+    """The type of each stand-in: `np.float32`, `np.random.RandomState` ... are classes that cannot be made.
+
+    Classes (not plain objects) so module-level code such as `isinstance(x, np.ndarray)` or a dict keyed by
+    `np.float32` still works: nothing is an instance of a stand-in."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _missing(f"{cls.__qualname__}.{name}")
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        raise NumpyUnavailable(f"{cls.__qualname__}() needs NumPy, which is not installed here")
+
+
+_STAND_INS: dict[str, type] = {}
+
+
+def _missing(qualname: str) -> type:
+    found = _STAND_INS.get(qualname)
+    if found is None:
+        found = _MissingMeta(qualname.rsplit(".", 1)[-1], (), {"__qualname__": qualname})
+        _STAND_INS[qualname] = found
+    return found
+
+
+if not HAVE_NUMPY:
+    np = _missing("numpy")  # noqa: F811 - the stand-in module
+
+
 def dtype_of(array: Any) -> Any:
-    """The webflow DType of a NumPy array (cached: this sits on the eager hot path)."""
+    """The webflow DType of a NumPy array or CArray (cached: this sits on the eager hot path)."""
     numpy_dtype = array.dtype
     found = _DTYPE_OF_NUMPY.get(numpy_dtype)
     if found is None:
@@ -31,4 +75,4 @@ def as_array(value: Any, dtype: Any = None) -> Any:
     return np.asarray(value, dtype=None if dtype is None else dtype.as_numpy_dtype)
 
 
-__all__ = ["np", "NAME", "dtype_of", "as_array"]
+__all__ = ["np", "NAME", "HAVE_NUMPY", "NumpyUnavailable", "dtype_of", "as_array"]

@@ -23,6 +23,10 @@ with other jobs, one OpenBLAS thread, NumPy with AVX-512 loops, C built -mavx2; 
 Override: env WEBFLOW_BACKEND=numpy|native|wasm, or `webflow.config.set_backend(name)`: every op that
 has a kernel on that backend uses it. No compiler or library -> NumPy, said once (a RuntimeWarning).
 
+Without NumPy (Pyodide by default) values are `c_array.CArray`s: every op with a C kernel runs it whatever
+the size, the bookkeeping ops run their pure-Python kernels (backends/python_kernels.py), and any other op
+raises `NumpyUnavailable` naming itself when it runs ("op X has no kernel without NumPy").
+
 When the choice is made: graph ops at plan-build time in the executor (`node_kernel`, from static shapes;
 an unknown size counts as large); eager ops on each call, cheaply: an op whose choice does not depend
 on the size has `opdef.chooser = None` and its kernel in `opdef.kernel`, so eager dispatch is unchanged.
@@ -35,8 +39,15 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from webflow.backends import c_kernels_math, c_kernels_nn, c_kernels_train, c_library  # noqa: F401  (fill ADAPTERS)
+from webflow.backends import (  # noqa: F401  (importing the c_kernels_* modules fills ADAPTERS)
+    c_kernels_math,
+    c_kernels_nn,
+    c_kernels_train,
+    c_library,
+    python_kernels,
+)
 from webflow.backends.c_kernels import ADAPTERS, CKernel, Unsupported
+from webflow.backends.numpy_backend import HAVE_NUMPY, NumpyUnavailable
 
 NUMPY, NATIVE, WASM = "numpy", "native", "wasm"
 BACKENDS = (NUMPY, NATIVE, WASM)
@@ -114,8 +125,34 @@ def _with_fallback(adapter: Callable, fallback: Callable) -> Callable:
     return run
 
 
+def _without_numpy(opdef: Any) -> Callable:
+    """The op's reference kernel where NumPy is missing: its pure-Python kernel, or one saying what is missing."""
+    portable = python_kernels.KERNELS.get(opdef.type)
+    if portable is not None:
+        return portable
+    numpy_kernel = opdef.kernels[NUMPY]
+
+    def run(*args: Any, **attrs: Any) -> Any:
+        try:
+            return numpy_kernel(*args, **attrs)  # some (Const, NoOp, variables) never touch NumPy
+        except NumpyUnavailable as error:
+            c_note = "" if ADAPTERS.get(opdef.type) is None else " for these inputs"
+            raise NumpyUnavailable(f"op {opdef.type} has no kernel without NumPy{c_note}; available on: numpy "
+                                   f"({error})") from None
+
+    for name in ("__name__", "__doc__", "with_update", "update"):  # optimizer kernels carry their formula
+        if hasattr(numpy_kernel, name):
+            try:
+                setattr(run, name, getattr(numpy_kernel, name))
+            except AttributeError:
+                pass
+    return run if not hasattr(numpy_kernel, "with_update") else numpy_kernel
+
+
 def attach(opdef: Any) -> None:
     """Called by register_op: gives the op its C kernel if an adapter is registered for its type."""
+    if not HAVE_NUMPY:
+        opdef.kernels[NUMPY] = opdef.kernel = _without_numpy(opdef)
     found: CKernel | None = ADAPTERS.get(opdef.type)
     if found is None:
         return
@@ -135,6 +172,8 @@ def apply(opdef: Any) -> None:
     numpy_kernel, c_kernel = opdef.kernels[NUMPY], opdef.kernels.get(C_BACKEND)
     opdef.kernel, opdef.chooser, opdef.backend = numpy_kernel, None, NUMPY
     limit = opdef.c_adapter.min_size if c_kernel is not None else None
+    if not HAVE_NUMPY and STATE.forced is None:
+        limit = 0  # no NumPy: the C kernel runs at every size
     if c_kernel is None or STATE.forced == NUMPY or (STATE.forced is None and limit is None):
         return  # (automatic, and NumPy wins at every size: no need to build or load the C library)
     if not STATE.resolved:
@@ -169,12 +208,13 @@ def node_kernel(op: Any) -> tuple[Callable, str]:
     opdef = op._opdef
     numpy_kernel, c_kernel = opdef.kernels[NUMPY], opdef.kernels.get(C_BACKEND)
     found = opdef.c_adapter
-    if c_kernel is None or STATE.forced == NUMPY or (STATE.forced is None and found.min_size is None):
+    no_numpy = not HAVE_NUMPY and STATE.forced is None  # no NumPy: the C kernel runs at every size
+    if c_kernel is None or STATE.forced == NUMPY or (STATE.forced is None and found.min_size is None and not no_numpy):
         return numpy_kernel, NUMPY
     _resolve()
     if not STATE.c_ok or not _dtype_fits(op, found):
         return numpy_kernel, NUMPY
-    if STATE.forced == C_BACKEND or found.min_size == 0:
+    if STATE.forced == C_BACKEND or found.min_size == 0 or no_numpy:
         return c_kernel, C_BACKEND
     if found.min_size is None:
         return numpy_kernel, NUMPY

@@ -5,8 +5,10 @@ kernel with the math in its docstring, gradient rule, TensorFlow-named wrapper).
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
+from webflow.backends import values as backend_values
 from webflow.backends.numpy_backend import np
 from webflow.framework import context, dtypes
 from webflow.framework.tensor_shape import TensorShape
@@ -86,7 +88,7 @@ def _static_or_op(op_type: str, input: Any, name: str | None, static: Any, out_t
         x = convert_to_tensor(input)
         known = static(x.shape)
         if known is not None:
-            return constant(np.array(known, dtype=out_type.as_numpy_dtype), name=scope or op_type)
+            return constant(backend_values.array(known, out_type), name=scope or op_type)
         attrs = {"out_type": out_type} if op_type != "Rank" else {}
         return apply_op(op_type, [x], attrs, name=scope or None)
 
@@ -122,11 +124,11 @@ def _reshape_shape(inputs: list, attrs: dict) -> tuple:
     dtype = x.dtype.base_dtype
     if target is None:
         return output_spec(constant_value_as_shape(shape_tensor), dtype)
-    target = [int(d) for d in np.asarray(target).reshape(-1)]
+    target = [int(d) for d in backend_values.flat_list(target)]
     if target.count(-1) > 1:
         raise ShapeError(f"Cannot infer multiple unknown dimensions in shape {target}")
     count = x.shape.num_elements()
-    known = int(np.prod([d for d in target if d != -1])) if target else 1
+    known = int(math.prod([d for d in target if d != -1])) if target else 1
     if -1 in target:
         if count is None or known == 0:
             return output_spec([None if d == -1 else d for d in target], dtype)
@@ -157,7 +159,7 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Any:  # noqa: A
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
     if isinstance(shape, (list, tuple)) and not any(hasattr(d, "dtype") for d in shape):
-        shape = np.array([-1 if d is None else int(d) for d in shape], dtype=np.int32)
+        shape = backend_values.array([-1 if d is None else int(d) for d in shape], dtypes.int32)
     return apply_op("Reshape", [tensor, shape], name=name)
 
 
@@ -169,7 +171,7 @@ def _fill_shape(inputs: list, attrs: dict) -> tuple:
         raise ShapeError(f"Shape must be rank 0 but is rank {value.shape.rank}")
     if known is None:
         return output_spec(constant_value_as_shape(dims), value.dtype.base_dtype)
-    return output_spec([int(d) for d in np.asarray(known).reshape(-1)], value.dtype.base_dtype)
+    return output_spec([int(d) for d in backend_values.flat_list(known)], value.dtype.base_dtype)
 
 
 @register_op("Fill", "Fill", inputs=("dims", "value"), shape=_fill_shape)
@@ -190,7 +192,7 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Any:
     if isinstance(dims, TensorShape):
         dims = dims.as_list()
     if isinstance(dims, (list, tuple)) and not any(hasattr(d, "dtype") for d in dims):
-        dims = np.array(dims, dtype=np.int32)
+        dims = backend_values.vector(list(dims), dtypes.int32)
     return apply_op("Fill", [dims, value], name=name)
 
 
@@ -220,8 +222,7 @@ def _filled(shape_value: Any, value: Any, dtype: Any, name: str) -> Any:
         hasattr(d, "dtype") for d in shape_value) else \
         constant_value(shape_value) if hasattr(shape_value, "dtype") else None
     if known is not None:
-        return constant(np.full([int(d) for d in np.asarray(known).reshape(-1)], value,
-                                dtype=dtype.as_numpy_dtype), name=name)
+        return constant(backend_values.full([int(d) for d in backend_values.flat_list(known)], value, dtype), name=name)
     graph = None if context.executing_eagerly() else context.get_default_graph()
     if graph is None:
         return fill(shape_value, constant(value, dtype=dtype), name=name)
@@ -280,7 +281,7 @@ def _ones_like_fill(tensor: Any, dtype: Any, scope: str) -> Any:
 
     if tensor.shape.is_fully_defined():
         with _name_scope("Shape"):
-            dims = constant(np.array(tensor.shape.as_list(), np.int32), name="shape_as_tensor")
+            dims = constant(backend_values.array(tensor.shape.as_list(), dtypes.int32), name="shape_as_tensor")
     else:
         dims = apply_op("Shape", [tensor], {"out_type": dtypes.int32}, name="Shape")
     result = fill(dims, constant(1, dtype=dtype, name="Const"), name=scope or None)
@@ -294,7 +295,7 @@ def _broadcast_to_shape(inputs: list, attrs: dict) -> tuple:
     known = constant_value(target)
     if known is None:
         return output_spec(constant_value_as_shape(target), x.dtype.base_dtype)
-    target_shape = TensorShape([int(d) for d in np.asarray(known).reshape(-1)])
+    target_shape = TensorShape([int(d) for d in backend_values.flat_list(known)])
     if x.shape.rank is None:
         return output_spec(target_shape, x.dtype.base_dtype)
     result = broadcast_shapes(x.shape, target_shape)
@@ -320,7 +321,7 @@ def _broadcast_to_grad(op: Any, grad: Any) -> list:
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Any:  # noqa: A002
     shape = _shape_argument(shape)
     if isinstance(shape, (list, tuple)):
-        shape = np.array(shape, dtype=np.int32)
+        shape = backend_values.array(shape, dtypes.int32)
     return apply_op("BroadcastTo", [input, shape], name=name)
 
 
@@ -415,7 +416,7 @@ def _concat_grad(op: Any, grad: Any) -> list:
     sizes = [v.shape.as_tuple()[int(constant_value(axis))] if constant_value(axis) is not None and
              v.shape.rank is not None else None for v in values]
     if None in sizes:
-        sizes = stack([apply_op("GatherV2", [shape(v), axis, np.array(0, np.int32)], {"batch_dims": 0})
+        sizes = stack([apply_op("GatherV2", [shape(v), axis, backend_values.array(0, dtypes.int32)], {"batch_dims": 0})
                        for v in values])
     return split(grad, sizes, axis=axis) + [None]
 
@@ -429,7 +430,7 @@ def concat(values: list, axis: Any, name: str = "concat") -> Any:
 
 
 def _as_axis(axis: Any) -> Any:
-    return np.array(axis, dtype=np.int32) if isinstance(axis, int) else axis
+    return backend_values.array(axis, dtypes.int32) if isinstance(axis, int) else axis
 
 
 def _name_scope(name: str | None) -> Any:
@@ -508,11 +509,11 @@ def _split_v_shape(inputs: list, attrs: dict) -> list:
     specs = []
     for i in builtins.range(num):
         dims = list(x.shape.as_tuple())
-        dims[axis] = None if known_sizes is None else int(np.asarray(known_sizes).reshape(-1)[i])
+        dims[axis] = None if known_sizes is None else int(backend_values.flat_list(known_sizes)[i])
         specs.append(output_spec(dims, x.dtype.base_dtype))
     if known_sizes is not None and x.shape.as_tuple()[axis] is not None:
-        total = sum(int(s) for s in np.asarray(known_sizes).reshape(-1) if s != -1)
-        if -1 not in np.asarray(known_sizes) and total != x.shape.as_tuple()[axis]:
+        total = sum(int(s) for s in backend_values.flat_list(known_sizes) if s != -1)
+        if -1 not in backend_values.flat_list(known_sizes) and total != x.shape.as_tuple()[axis]:
             raise ShapeError(f"Determined shape must either match input shape along split_dim exactly if fully "
                              f"specified, or be less than the size of the input along split_dim if not fully "
                              f"specified.  Got: {total}")
@@ -546,7 +547,7 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: int | None = 
         sizes = num_or_size_splits
     count = len(sizes) if isinstance(sizes, (list, tuple)) else num or int(sizes.shape.as_tuple()[0])
     if isinstance(sizes, (list, tuple)) and not any(hasattr(s, "dtype") for s in sizes):
-        sizes = np.array(sizes, dtype=np.int32)
+        sizes = backend_values.array(sizes, dtypes.int32)
     elif isinstance(sizes, (list, tuple)):
         sizes = stack(sizes)
     return apply_op("SplitV", [value, sizes, _as_axis(axis)], {"num_split": count}, name=name)
@@ -576,7 +577,8 @@ def unsorted_segment_sum_kernel(data: Any, ids: Any, num: Any) -> Any:
 @register_gradient("UnsortedSegmentSum")
 def _unsorted_segment_sum_grad(op: Any, grad: Any) -> list:
     """d data[i] = grad[segment_ids[i]]."""
-    return [apply_op("GatherV2", [grad, op.inputs[1], np.array(0, np.int32)], {"batch_dims": 0}), None, None] \
+    zero = backend_values.array(0, dtypes.int32)
+    return [apply_op("GatherV2", [grad, op.inputs[1], zero], {"batch_dims": 0}), None, None] \
         if "GatherV2" in _ops() else [None, None, None]
 
 

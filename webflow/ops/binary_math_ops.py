@@ -7,6 +7,7 @@ broadcast input is summed over the dimensions it was stretched along.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from webflow.backends.numpy_backend import np
@@ -291,7 +292,7 @@ def _as_matrix(x: Any, axes: list, contracted_first: bool) -> tuple:
     dims = x.shape.as_tuple()
     if all(dims[i] is not None for i in range(rank)):
         free_dims = [dims[i] for i in free]
-        size_free, size_axes = int(np.prod(free_dims)), int(np.prod([dims[i] for i in axes]))
+        size_free, size_axes = int(math.prod(free_dims)), int(math.prod([dims[i] for i in axes]))
         target = [size_axes, size_free] if contracted_first else [size_free, size_axes]
         matrix = moved if list(moved.shape.as_tuple()) == target else array_ops.reshape(moved, target)
         return matrix, free_dims

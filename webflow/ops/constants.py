@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends import values
+from webflow.backends.numpy_backend import dtype_of
 from webflow.framework import context, dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.tensor import EagerTensor
@@ -56,11 +58,11 @@ def _dtype_of(array: Any) -> Any:
 
 
 def _fit_to_shape(array: Any, shape: list) -> Any:
-    count = int(np.prod(shape)) if shape else 1
+    count = math.prod(shape)
     if array.size == count:
         return array.reshape(shape)
     if array.size == 1:
-        return np.full(shape, array.reshape(()), dtype=array.dtype)
+        return values.full(shape, array.reshape(()), dtype_of(array))
     if array.size < count:
         # TF1 fills the rest with the last value; TF2 raises. We follow TF2: silent padding hides mistakes.
         raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {array.tolist()} "

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from webflow.backends.numpy_backend import dtype_of, np
+from webflow.backends import c_array, values
+from webflow.backends.numpy_backend import HAVE_NUMPY, dtype_of, np
 from webflow.framework import context, dtypes
 from webflow.framework.tensor import EagerTensor, Tensor, TensorBase
 
@@ -35,7 +36,11 @@ def is_tensor_like(value: Any) -> bool:
 
 # --- Python value -> NumPy array with TensorFlow's dtype inference -----------------------------------
 def to_numpy(value: Any, dtype: Any = None) -> Any:
-    """A NumPy array holding `value`, with TensorFlow's default dtypes and conversion checks."""
+    """A NumPy array holding `value`, with TensorFlow's default dtypes and conversion checks.
+
+    Without NumPy: a CArray, with the same dtype rules (backends/c_array.py)."""
+    if not HAVE_NUMPY:
+        return c_array.from_value(value, None if dtype is None else dtypes.as_dtype(dtype).base_dtype)
     if dtype is not None:
         return _to_numpy_with_dtype(value, dtypes.as_dtype(dtype).base_dtype)
     if isinstance(value, (np.ndarray, np.generic)):
@@ -201,20 +206,20 @@ def constant_value(tensor: Any) -> Any:
     if op.type == "Const":
         return op.get_attr("value")
     if op.type == "Shape" and op.inputs[0].shape.is_fully_defined():
-        return np.array(op.inputs[0].shape.as_list(), dtype=op.get_attr("out_type").as_numpy_dtype)
+        return values.vector(op.inputs[0].shape.as_list(), op.get_attr("out_type"))
     if op.type == "Size" and op.inputs[0].shape.is_fully_defined():
-        return np.array(op.inputs[0].shape.num_elements(), dtype=op.get_attr("out_type").as_numpy_dtype)
+        return values.scalar(op.inputs[0].shape.num_elements(), op.get_attr("out_type"))
     if op.type == "Rank" and op.inputs[0].shape.rank is not None:
-        return np.array(op.inputs[0].shape.rank, dtype=np.int32)
+        return values.scalar(op.inputs[0].shape.rank, dtypes.int32)
     if op.type in ("Identity", "StopGradient"):
         return constant_value(op.inputs[0])
     if op.type == "Pack":
         parts = [constant_value(t) for t in op.inputs]
         if all(p is not None for p in parts):
-            return np.stack(parts, axis=op.get_attr("axis"))
+            return values.stack(parts, axis=op.get_attr("axis"))
     if op.type == "Cast":
         inner = constant_value(op.inputs[0])
-        return None if inner is None else inner.astype(op.get_attr("DstT").as_numpy_dtype)
+        return None if inner is None else values.astype(inner, op.get_attr("DstT"))
     return None
 
 
@@ -228,7 +233,7 @@ def constant_value_as_shape(tensor: Any) -> Any:
         return TensorShape([_known_dim(constant_value(t)) for t in tensor.op.inputs])
     value = constant_value(tensor)
     if value is not None:
-        return TensorShape([_known_dim(v) for v in np.asarray(value).reshape(-1)])
+        return TensorShape([_known_dim(v) for v in values.flat_list(value)])
     if tensor.shape.rank == 1 and tensor.shape.as_tuple()[0] is not None:
         return TensorShape([None] * tensor.shape.as_tuple()[0])
     return TensorShape(None)

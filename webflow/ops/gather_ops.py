@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from webflow.backends import values as backend_values
 from webflow.backends.numpy_backend import np
 from webflow.framework import dtypes
 from webflow.framework.indexed_slices import IndexedSlices
@@ -98,7 +99,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, name: str | 
            batch_dims: int = 0) -> Any:
     if batch_dims != 0:
         raise NotImplementedError("webflow's gather supports batch_dims=0 only")
-    axis = np.array(0 if axis is None else axis, dtype=np.int32) if not hasattr(axis, "dtype") else axis
+    axis = backend_values.array(0 if axis is None else axis, dtypes.int32) if not hasattr(axis, "dtype") else axis
     return apply_op("GatherV2", [params, indices, axis], {"batch_dims": batch_dims}, name=name)
 
 
@@ -181,7 +182,7 @@ def _scatter_nd_grad(op: Any, grad: Any) -> list:
 
 def scatter_nd(indices: Any, updates: Any, shape: Any, name: str | None = None) -> Any:
     if isinstance(shape, (list, builtins.tuple, TensorShape)):
-        shape = np.array(list(shape), dtype=np.int32)
+        shape = backend_values.array(list(shape), dtypes.int32)
     return apply_op("ScatterNd", [indices, updates, shape], name=name)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from webflow.backends import values as backend_values
 from webflow.backends.numpy_backend import np
 from webflow.framework import context, dtypes
 from webflow.framework.tensor import OPERATORS, TensorBase
@@ -118,7 +119,7 @@ def _strided_slice_shape(inputs: list, attrs: dict) -> tuple:
     count = inputs[3].shape.as_tuple()[0] if inputs[3].shape.rank == 1 else None
     if strides is None and count is None:
         return output_spec(None, dtype)
-    strides = [UNKNOWN] * count if strides is None else list(np.asarray(strides).reshape(-1))
+    strides = [UNKNOWN] * count if strides is None else list(backend_values.flat_list(strides))
     return output_spec(sliced_shape(x.shape, index_items(begin, end, strides, attrs)), dtype)
 
 
@@ -157,7 +158,7 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
 
 def _index_vector(value: Any) -> Any:
     if isinstance(value, (list, tuple)) and not any(isinstance(v, TensorBase) for v in value):
-        return np.array(value, dtype=np.int32)
+        return backend_values.array(value, dtypes.int32)
     if isinstance(value, (list, tuple)):
         return array_ops.stack(list(value))
     return value
@@ -248,7 +249,7 @@ def _packed(values: list, name: str = "stack") -> Any:
     if not tensors:
         from webflow.ops.constants import constant
 
-        return constant(np.array(values, dtype=np.int32).reshape(-1), name=name)
+        return constant(backend_values.array(values, dtypes.int32).reshape(-1), name=name)
     values = [v if isinstance(v, TensorBase) else np.array(v, dtype=dtype.as_numpy_dtype) for v in values]
     return array_ops.stack(values, name=name)
 
@@ -272,8 +273,8 @@ def _slice_shape(inputs: list, attrs: dict) -> tuple:
         return output_spec([None] * rank, dtype)
     dims = list(x.shape.as_tuple()) if x.shape.rank is not None else [None] * rank
     result = []
-    for i, (d, s) in enumerate(zip(dims, np.asarray(size).reshape(-1))):
-        b = None if begin is None else int(np.asarray(begin).reshape(-1)[i])
+    for i, (d, s) in enumerate(zip(dims, backend_values.flat_list(size))):
+        b = None if begin is None else int(backend_values.flat_list(begin)[i])
         s = int(s)
         if s != -1:
             if d is not None and b is not None and not (0 <= b and 0 <= s <= d - b):

@@ -109,7 +109,7 @@ class Constant(Initializer):
         dims = _dims(shape)
         if verify_shape and tuple(array.shape) != tuple(dims):
             raise TypeError(f"Expected Tensor's shape: {TensorShape(dims)}, but got {TensorShape(array.shape)}.")
-        count = int(np.prod(dims)) if dims else 1
+        count = int(math.prod(dims)) if dims else 1
         flat = array.reshape(-1)
         if flat.size > count:
             raise ValueError(f"Too many elements provided. Takes at most {count}, but got {flat.size}.")
@@ -173,7 +173,7 @@ class UniformUnitScaling(Initializer):
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
         dims = _dims(shape if partition_info is None else partition_info.full_shape)
-        input_size = max(float(np.prod(dims[:-1])) if len(dims) > 1 else 1.0, 1.0)
+        input_size = max(float(math.prod(dims[:-1])) if len(dims) > 1 else 1.0, 1.0)
         limit = math.sqrt(3 / input_size) * self.factor
         return _random_ops().random_uniform(shape, minval=-limit, maxval=limit,
                                             dtype=dtype if dtype is not None else self.dtype, seed=self.seed)
@@ -189,7 +189,7 @@ def compute_fans(shape: Any) -> tuple[int, int]:
         return 1, 1
     if len(dims) == 1:
         return int(dims[0]), int(dims[0])
-    receptive_field = int(np.prod(dims[:-2])) if len(dims) > 2 else 1
+    receptive_field = int(math.prod(dims[:-2])) if len(dims) > 2 else 1
     return int(dims[-2] * receptive_field), int(dims[-1] * receptive_field)
 
 
@@ -299,7 +299,7 @@ class Orthogonal(Initializer):
         if len(dims) < 2:
             raise ValueError("The tensor to initialize, specified by argument `shape` must be at least "
                              f"two-dimensional. Received shape={shape}")
-        rows, cols = int(np.prod(dims[:-1])), int(dims[-1])
+        rows, cols = int(math.prod(dims[:-1])), int(dims[-1])
         flat_shape = (cols, rows) if rows < cols else (rows, cols)
         a = _random_ops().random_normal(flat_shape, dtype=dtype, seed=self.seed)
         q, r = _op(("linalg_ops",), "qr")(a, full_matrices=False)

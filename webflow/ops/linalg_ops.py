@@ -4,8 +4,10 @@ identity initializers). One stanza per op, TensorFlow's op types and names.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from webflow.backends import values as backend_values
 from webflow.backends.numpy_backend import np
 from webflow.framework import context, dtypes
 from webflow.ops import array_ops
@@ -60,7 +62,7 @@ def _diag_part_shape(inputs: list, attrs: dict) -> tuple:
 def diag_part_kernel(x: Any) -> Any:
     """y[i...] = x[i..., i...] (the diagonal of a rank-2k tensor)."""
     half = x.ndim // 2
-    size = int(np.prod(x.shape[:half])) if half else 1
+    size = int(math.prod(x.shape[:half])) if half else 1
     return np.diagonal(x.reshape(size, size)).reshape(x.shape[:half]).copy()
 
 
@@ -110,9 +112,10 @@ def _main_diagonal(x: Any) -> Any:
 def matrix_set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: int = 0) -> Any:  # noqa: A002
     graph = None if context.executing_eagerly() else context.get_default_graph()
     if graph is None:
-        return apply_op("MatrixSetDiagV3", [input, diagonal, np.array(k, np.int32)], {"align": "RIGHT_LEFT"})
+        k_value = backend_values.array(k, dtypes.int32)
+        return apply_op("MatrixSetDiagV3", [input, diagonal, k_value], {"align": "RIGHT_LEFT"})
     with graph.name_scope(name) as scope:
-        k_tensor = convert_to_tensor(np.array(k, np.int32), name="k")
+        k_tensor = convert_to_tensor(backend_values.array(k, dtypes.int32), name="k")
         return apply_op("MatrixSetDiagV3", [input, diagonal, k_tensor], {"align": "RIGHT_LEFT"}, name=scope)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from webflow.backends import values as backend_values
 from webflow.backends.numpy_backend import np
 from webflow.framework import dtypes
 from webflow.ops import array_ops
@@ -27,12 +28,12 @@ from webflow.ops.shapes import normalize_axis, same_as_input
 
 def _known_vector(tensor: Any) -> list | None:
     value = constant_value(tensor)
-    return None if value is None else [int(v) for v in np.asarray(value).reshape(-1)]
+    return None if value is None else [int(v) for v in backend_values.flat_list(value)]
 
 
 def _int_vector(value: Any) -> Any:
     if isinstance(value, (list, builtins.tuple)) and not any(hasattr(v, "dtype") for v in value):
-        return np.array(value, dtype=np.int32).reshape(-1)
+        return backend_values.array(value, dtypes.int32).reshape(-1)
     return value
 
 
@@ -127,7 +128,7 @@ def expand_dims(input: Any, axis: Any = None, name: str | None = None, dim: Any 
     axis = dim if axis is None else axis
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")
-    axis = np.array(axis, dtype=np.int32) if isinstance(axis, (builtins.int, np.integer)) else axis
+    axis = backend_values.array(axis, dtypes.int32) if isinstance(axis, (builtins.int, np.integer)) else axis
     return apply_op("ExpandDims", [input, axis], name=name)
 
 
@@ -259,8 +260,9 @@ def _pad_grad(op: Any, grad: Any) -> list:
     from webflow.ops.indexing_ops import slice as slice_op
 
     x, paddings = op.inputs[0], op.inputs[1]
-    begin = array_ops.reshape(slice_op(paddings, np.array([0, 0], np.int32) if paddings.dtype == dtypes.int32
-                                       else np.array([0, 0], np.int64), _minus_one_one(paddings)), [-1])
+    index_type = dtypes.int32 if paddings.dtype == dtypes.int32 else dtypes.int64
+    begin = array_ops.reshape(slice_op(paddings, backend_values.array([0, 0], index_type), _minus_one_one(paddings)),
+                              [-1])
     grads = [slice_op(grad, begin, array_ops.shape(x, out_type=paddings.dtype.base_dtype)), None]
     if op.type == "PadV2":
         from webflow.ops.math_ops import reduce_sum, subtract
@@ -326,7 +328,7 @@ def _mirror_pad_grad_grad(op: Any, grad: Any) -> list:
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: str | None = None, constant_values: Any = 0) -> Any:
     mode = mode.upper()
     paddings = _int_vector(paddings) if not isinstance(paddings, (list, builtins.tuple)) else \
-        np.array(paddings, dtype=np.int32) if not any(hasattr(p, "dtype") for row in paddings for p in row) \
+        backend_values.array(paddings, dtypes.int32) if not any(hasattr(p, "dtype") for row in paddings for p in row) \
         else array_ops.stack([array_ops.stack(list(row)) for row in paddings])
     if mode == "CONSTANT":
         if not hasattr(constant_values, "dtype") and constant_values == 0:

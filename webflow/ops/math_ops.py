@@ -4,8 +4,10 @@ NumPy kernel (docstring = the math), gradient rule, and the Python wrapper with 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from webflow.backends import values as backend_values
 from webflow.backends.numpy_backend import np
 from webflow.framework import dtypes
 from webflow.framework.indexed_slices import IndexedSlices
@@ -320,7 +322,7 @@ def reduction_shape(inputs: list, attrs: dict) -> tuple:
         return output_spec([], x.dtype.base_dtype)
     if axes is None or rank is None:
         return output_spec(None if not keep or rank is None else [None] * rank, x.dtype.base_dtype)
-    axes = np.asarray(axes).reshape(-1).tolist()
+    axes = backend_values.flat_list(axes)
     for axis in axes:
         if not -rank <= axis < max(rank, 1):
             raise ShapeError(f"Invalid reduction dimension {axis} for input with {rank} dimensions.")
@@ -361,7 +363,7 @@ def reduced_shape(x: Any, axes: Any) -> Any:
     known_axes = constant_value(axes)
     if x.shape.is_fully_defined() and known_axes is not None:
         rank = x.shape.rank
-        reduced = {int(a) % rank for a in np.asarray(known_axes).reshape(-1)} if rank else set()
+        reduced = {int(a) % rank for a in backend_values.flat_list(known_axes)} if rank else set()
         return [1 if i in reduced else d for i, d in enumerate(x.shape.as_list())]
     return array_ops.reduced_shape_dynamic(array_ops.shape(x), axes)
 
@@ -371,7 +373,7 @@ def mean_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = mean of x over axes (integer inputs: integer division, as TF)."""
     axes = _axes_tuple(axes)
     if x.dtype.kind in "iu":
-        count = max(int(np.prod([x.shape[a] for a in axes])) if axes else 1, 1)
+        count = max(int(math.prod([x.shape[a] for a in axes])) if axes else 1, 1)
         return np.asarray(np.sum(x, axis=axes, keepdims=keep_dims) // count).astype(x.dtype)
     return np.asarray(np.mean(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)).astype(x.dtype, copy=False)
 
@@ -396,7 +398,7 @@ def reduction_axes(x: Any, axis: Any) -> Any:
     if axis is not None:
         return axis
     if x.shape.rank:  # as TF, a scalar (rank 0) also takes the range(0, Rank) path
-        return convert_to_tensor(np.arange(x.shape.rank, dtype=np.int32))
+        return convert_to_tensor(backend_values.vector(list(range(x.shape.rank)), dtypes.int32))
     return array_ops.range(0, array_ops.rank(x))
 
 

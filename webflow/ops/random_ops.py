@@ -13,9 +13,11 @@ Random ops have no gradient (their outputs are constants as far as autodiff is c
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
+from webflow.backends import values as backend_values
 from webflow.backends.numpy_backend import np
 from webflow.framework import context, dtypes, random_seed
 from webflow.framework.errors import InvalidArgumentError
@@ -73,10 +75,11 @@ class _Replay:
 
 
 def _output_dims(shape: Any, op_type: str) -> list:
-    dims = [int(d) for d in np.asarray(shape).reshape(-1)]
-    if np.ndim(shape) != 1:
+    dims = [int(d) for d in backend_values.flat_list(shape)]
+    given = tuple(shape.shape) if hasattr(shape, "shape") else np.shape(shape)  # arrays: no NumPy needed
+    if len(given) != 1:
         raise InvalidArgumentError(None, None, f"shape must be a vector of {{int32,int64}}, got shape "
-                                   f"{list(np.shape(shape))} [Op:{op_type}]")
+                                   f"{list(given)} [Op:{op_type}]")
     if any(d < 0 for d in dims):
         raise InvalidArgumentError(None, None, f"Dimension -1 must be >= 0 (shape {dims}) [Op:{op_type}]")
     return dims
@@ -129,7 +132,7 @@ def random_standard_normal_kernel(context_: Any, shape: Any, *, dtype: Any, seed
                                   T: Any = None) -> Any:  # noqa: N803 - TensorFlow's attr name
     """x ~ N(0, 1): Box-Muller on Philox words, four float32 values per 128-bit block."""
     dims = _output_dims(shape, "RandomStandardNormal")
-    count = int(np.prod(dims))
+    count = int(math.prod(dims))
     local = generator_for(context_).reserve_outputs(count, RESERVE_MULTIPLIER)
     numpy_dtype = dtypes.as_dtype(dtype).as_numpy_dtype
     return distributions.normal(local, count, numpy_dtype).reshape(dims)
@@ -141,7 +144,7 @@ def truncated_normal_kernel(context_: Any, shape: Any, *, dtype: Any, seed: int 
                             T: Any = None) -> Any:  # noqa: N803
     """x ~ N(0, 1) conditioned on |x| < 2: Box-Muller pairs, rejecting |x| >= 2."""
     dims = _output_dims(shape, "TruncatedNormal")
-    count = int(np.prod(dims))
+    count = int(math.prod(dims))
     local = generator_for(context_).reserve_outputs(count, RESERVE_MULTIPLIER)
     numpy_dtype = dtypes.as_dtype(dtype).as_numpy_dtype
     return distributions.truncated_normal(local, count, numpy_dtype).reshape(dims)
@@ -153,7 +156,7 @@ def random_uniform_kernel(context_: Any, shape: Any, *, dtype: Any, seed: int = 
                           T: Any = None) -> Any:  # noqa: N803
     """x ~ U[0, 1): 23 random mantissa bits under exponent 0, minus 1."""
     dims = _output_dims(shape, "RandomUniform")
-    count = int(np.prod(dims))
+    count = int(math.prod(dims))
     local = generator_for(context_).reserve_outputs(count, RESERVE_MULTIPLIER)
     numpy_dtype = dtypes.as_dtype(dtype).as_numpy_dtype
     return distributions.uniform(local, count, numpy_dtype).reshape(dims)
@@ -165,7 +168,7 @@ def random_uniform_int_kernel(context_: Any, shape: Any, minval: Any, maxval: An
                               seed2: int = 0, Tout: Any = None, T: Any = None) -> Any:  # noqa: N803
     """x = minval + bits % (maxval - minval), integers in [minval, maxval)."""
     dims = _output_dims(shape, "RandomUniformInt")
-    count = int(np.prod(dims))
+    count = int(math.prod(dims))
     numpy_dtype = np.asarray(minval).dtype
     if count == 0:
         return np.zeros(dims, dtype=numpy_dtype)

@@ -8,8 +8,10 @@ TF2 wrappers have TF2 signatures (`keepdims=False`); the `_v1` twins accept TF1'
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from webflow.backends import values as backend_values
 from webflow.backends.numpy_backend import np
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
@@ -109,7 +111,7 @@ def _prod_grad(op: Any, grad: Any) -> list:
     rank, axes_value = x.shape.rank, constant_value(axes)
     if rank is None or axes_value is None:
         raise NotImplementedError("webflow's Prod gradient needs a known rank and constant reduction axes")
-    reduced = sorted({int(a) % rank for a in np.asarray(axes_value).reshape(-1)}) if rank else []
+    reduced = sorted({int(a) % rank for a in backend_values.flat_list(axes_value)}) if rank else []
     if not reduced:
         return [grad, None]
     if len(reduced) == 1:
@@ -118,7 +120,7 @@ def _prod_grad(op: Any, grad: Any) -> list:
     perm = reduced + [i for i in range(rank) if i not in reduced]
     moved = manip_ops.transpose(x, perm) if perm != list(range(rank)) else x
     if x.shape.is_fully_defined():
-        group = int(np.prod([x.shape.as_list()[i] for i in reduced]))
+        group = int(math.prod([x.shape.as_list()[i] for i in reduced]))
         flat = array_ops.reshape(moved, [group, -1])
     else:
         from webflow.ops.gather_ops import gather

@@ -58,15 +58,20 @@ def _assign_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(shape, ref.dtype)
 
 
+def _shape(value: Any) -> tuple:
+    """The shape of a stored value (an array, or a Python number), without needing NumPy for arrays."""
+    return tuple(value.shape) if hasattr(value, "shape") else np.shape(value)
+
+
 @register_op("Assign", "Assign", inputs=("ref", "value"), shape=_assign_shape, same_dtype=(0, 1),
              needs_context=True, stateful=True)
 def assign_kernel(context: Any, ref: Any, value: Any, *, validate_shape: bool = True, use_locking: bool = True) -> Any:
     """ref <- value; output = the new value."""
     key = context.ref_key(0)
-    if validate_shape and key in context.resources and np.shape(context.resources[key]) != np.shape(value):
+    if validate_shape and key in context.resources and _shape(context.resources[key]) != _shape(value):
         raise InvalidArgumentError(None, context.op, f"Assign requires shapes of both tensors to match. "
-                                   f"lhs shape= {list(np.shape(context.resources[key]))} "
-                                   f"rhs shape= {list(np.shape(value))}")
+                                   f"lhs shape= {list(_shape(context.resources[key]))} "
+                                   f"rhs shape= {list(_shape(value))}")
     context.resources[key] = value
     return value
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.numpy_backend import HAVE_NUMPY, np
 from webflow.framework import dtypes
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError
 from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_op
@@ -148,6 +148,8 @@ def _sparse_rows(update: Callable, state: list, rest: list, names: tuple, attrs:
 
 
 def _dense(update: Callable, state: list, rest: list, names: tuple, attrs: dict) -> list:
+    if not HAVE_NUMPY:  # the C update formula returns CArrays of the state's dtype
+        return list(update(*state, *rest, **attrs))
     dtype = np.asarray(state[0]).dtype
     return [np.asarray(new, dtype=dtype) for new in update(*state, *rest, **attrs)]
 

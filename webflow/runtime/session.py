@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.numpy_backend import HAVE_NUMPY, np
 from webflow.framework import context
 from webflow.framework.default_session import pop_session, push_session
 from webflow.framework.graph import Graph, Operation
@@ -141,7 +141,7 @@ def _as_feed_array(value: Any, dtype: Any) -> Any:
     truncates 1.5 fed to an int32 placeholder, a lossy conversion raises TypeError: a learner should
     never get a silently wrong answer.
     """
-    if dtype.name == "string":
+    if dtype.name == "string" or not HAVE_NUMPY:  # without NumPy: a CArray, with the same checks
         from webflow.ops.convert import to_numpy
 
         return to_numpy(value, dtype)

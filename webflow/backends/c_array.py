@@ -1,0 +1,272 @@
+"""CArray: the C backend's own storage, a flat buffer plus a shape and a dtype, usable without NumPy.
+
+Where NumPy is missing (Pyodide by default) tensors hold CArrays and the C kernels read and write their
+buffers in place (`address()` is the pointer, zero-copy). The buffer is an `array.array`, row-major and
+contiguous, so strides are implied by the shape. When NumPy exists, `numpy.asarray(c)` is a zero-copy view.
+
+    c = from_value([[1.0, 2.0], [3.0, 4.0]])     # float32, shape (2, 2): TensorFlow's default dtypes
+    c.shape, c.dtype.name, c.tolist(), c[1, 0], float(c[0, 0])
+    e = empty((2, 3), dtypes.float32)             # uninitialised (zeroed) output for a kernel
+
+It is deliberately small: indexing, reshape, astype, tolist. Arithmetic belongs to ops, not to storage.
+"""
+
+from __future__ import annotations
+
+import array
+import math
+from typing import Any
+
+from webflow.framework import dtypes
+
+# array.array type codes with the right width on every platform we run on (including wasm32).
+TYPECODES = {"float32": "f", "float64": "d", "int8": "b", "int16": "h", "int32": "i", "int64": "q",
+             "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q", "bool": "B"}
+_INT_RANGES = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+
+
+class CArray:
+    """A contiguous row-major array: `data` (array.array), `shape` (tuple of ints), `dtype` (webflow DType)."""
+
+    __slots__ = ("data", "shape", "dtype")
+    __array_priority__ = 10
+
+    def __init__(self, data: array.array, shape: tuple, dtype: Any):
+        self.data = data
+        self.shape = tuple(shape)
+        self.dtype = dtype
+
+    # --- what kernels and adapters read ------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.data.itemsize
+
+    @property
+    def strides(self) -> tuple:
+        """Byte strides of the row-major layout (what NumPy reports for a C-contiguous array)."""
+        strides, step = [], self.data.itemsize
+        for dim in reversed(self.shape):
+            strides.append(step)
+            step *= max(dim, 1)
+        return tuple(reversed(strides))
+
+    def address(self) -> int:
+        """The pointer to the first element, handed to the C kernels."""
+        return self.data.buffer_info()[0]
+
+    # --- conversions --------------------------------------------------------------------------------
+    def tolist(self) -> Any:
+        flat = self.data.tolist()
+        if self.dtype.is_bool:
+            flat = [bool(v) for v in flat]
+        return _nest(flat, self.shape)
+
+    def item(self) -> Any:
+        if self.size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        value = self.data[0]
+        return bool(value) if self.dtype.is_bool else value
+
+    def reshape(self, *shape: Any) -> CArray:
+        """The same buffer read with another shape (one -1 entry is inferred)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = tuple(int(d) for d in shape)
+        if -1 in shape:
+            known = math.prod(d for d in shape if d != -1)
+            shape = tuple(self.size // known if known and d == -1 else d for d in shape)
+        if math.prod(shape) != self.size:
+            raise ValueError(f"cannot reshape array of size {self.size} into shape {shape}")
+        return CArray(self.data, shape, self.dtype)
+
+    def copy(self) -> CArray:
+        return CArray(array.array(self.data.typecode, self.data), self.shape, self.dtype)
+
+    def astype(self, dtype: Any, copy: bool = True) -> CArray:
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        if dtype is self.dtype:
+            return self.copy() if copy else self
+        values = self.data.tolist()
+        if dtype.is_bool:
+            values = [1 if v else 0 for v in values]
+        elif dtype.is_integer:
+            values = [int(v) for v in values]
+        return CArray(array.array(TYPECODES[dtype.name], values), self.shape, dtype)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        import numpy  # only reached when NumPy exists (numpy.asarray called us)
+
+        view = numpy.frombuffer(self.data, dtype=self.dtype.name).reshape(self.shape)
+        return view if dtype is None else view.astype(dtype)
+
+    # --- Python protocol ----------------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> Any:
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) <= self.ndim and all(isinstance(k, int) for k in key):
+            offset, inner = 0, self.size
+            for k, dim in zip(key, self.shape):
+                if not -dim <= k < dim:
+                    raise IndexError(f"index {k} is out of bounds for axis with size {dim}")
+                inner //= dim
+                offset += (k % dim) * inner
+            rest = self.shape[len(key):]
+            if not rest:
+                value = self.data[offset]
+                return bool(value) if self.dtype.is_bool else value
+            return CArray(self.data[offset:offset + inner], rest, self.dtype)
+        picked = _index_nested(self.tolist(), key)  # slices: rare outside tests, done on lists
+        return from_value(picked, self.dtype) if isinstance(picked, list) else picked
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self) -> Any:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if not (self.dtype.is_integer or self.dtype.is_bool):
+            raise TypeError("only integer arrays can be used as an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        return bool(self.item())
+
+    def __eq__(self, other: object) -> bool:  # whole-array equality (no elementwise ops on storage)
+        if isinstance(other, CArray):
+            return self.shape == other.shape and self.tolist() == other.tolist()
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"CArray({self.tolist()!r}, dtype={self.dtype.name})"
+
+    def __str__(self) -> str:
+        return str(self.tolist())
+
+
+# --- making CArrays -----------------------------------------------------------------------------------
+def empty(shape: Any, dtype: Any) -> CArray:
+    """A zero-filled CArray (kernels write every element; zeros keep reads defined)."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    shape = (int(shape),) if isinstance(shape, int) else tuple(int(d) for d in shape)
+    code = TYPECODES.get(dtype.name)
+    if code is None:
+        raise TypeError(f"dtype {dtype.name} needs NumPy, which is not installed here")
+    return CArray(array.array(code, bytes(math.prod(shape) * array.array(code).itemsize)), shape, dtype)
+
+
+def full(shape: Any, value: Any, dtype: Any) -> CArray:
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    shape = tuple(int(d) for d in shape)
+    return CArray(array.array(TYPECODES[dtype.name], [_coerce(value, dtype)]) * math.prod(shape), shape, dtype)
+
+
+def from_value(value: Any, dtype: Any = None) -> CArray:
+    """A CArray holding a Python number or (nested) list, with TensorFlow's default dtypes and checks.
+
+    floats -> float32, ints -> int32 (int64 if too large), bools -> bool; a ragged list is a ValueError,
+    a float that is not whole asked for as an integer dtype a TypeError (as in TensorFlow)."""
+    if isinstance(value, CArray):
+        return value if dtype is None else value.astype(dtype, copy=False)
+    flat, shape = _flatten(value)
+    if dtype is None:
+        dtype = _infer(flat, value)
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if dtype.name not in TYPECODES:
+        raise TypeError(f"Values of dtype {dtype.name} need NumPy, which is not installed here: {value!r}")
+    values = [_checked(v, dtype, value) for v in flat]
+    return CArray(array.array(TYPECODES[dtype.name], values), shape, dtype)
+
+
+def _flatten(value: Any) -> tuple:
+    if isinstance(value, CArray):
+        return value.data.tolist(), value.shape
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return [], (0,)
+        parts = [_flatten(v) for v in value]
+        inner = parts[0][1]
+        if any(p[1] != inner for p in parts):
+            raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {value!r}")
+        return [x for p in parts for x in p[0]], (len(value),) + inner
+    if hasattr(value, "_value") and hasattr(value, "_dtype"):  # an EagerTensor inside a list
+        return _flatten(value._value)
+    if isinstance(value, (bool, int, float)):
+        return [value], ()
+    if hasattr(value, "__float__") or hasattr(value, "__index__"):
+        return [value.__index__() if hasattr(value, "__index__") else float(value)], ()
+    raise TypeError(f"Failed to convert elements of {value!r} to Tensor.")
+
+
+def _infer(flat: list, value: Any) -> Any:
+    if all(isinstance(v, bool) for v in flat) and flat:
+        return dtypes.bool
+    if any(isinstance(v, float) for v in flat) or not flat:
+        return dtypes.float32
+    if any(v > 2**31 - 1 or v < -(2**31) for v in flat):
+        return dtypes.int64
+    return dtypes.int32
+
+
+def _checked(v: Any, dtype: Any, whole: Any) -> Any:
+    if dtype.is_floating:
+        return float(v)
+    if isinstance(v, float) and v != int(v):
+        raise TypeError(f"Expected {dtype.name}, but got {whole!r} of type '{type(whole).__name__}'.")
+    v = int(v)
+    if dtype.is_bool:
+        return 1 if v else 0
+    bits = _INT_RANGES.get(dtype.name)
+    if bits is not None and not -(2 ** (bits - 1)) <= v < 2 ** (bits - 1):
+        raise TypeError(f"Value {whole!r} is out of range for dtype {dtype.name}.")
+    return v
+
+
+def _coerce(value: Any, dtype: Any) -> Any:
+    if dtype.is_floating:
+        return float(value)
+    return (1 if value else 0) if dtype.is_bool else int(value)
+
+
+def _nest(flat: list, shape: tuple) -> Any:
+    if not shape:
+        return flat[0]
+    if len(shape) == 1:
+        return flat
+    step = math.prod(shape[1:])
+    return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def _index_nested(nested: Any, key: tuple) -> Any:
+    if not key:
+        return nested
+    first, rest = key[0], key[1:]
+    if isinstance(first, slice):
+        return [_index_nested(item, rest) for item in nested[first]]
+    return _index_nested(nested[first], rest)
+
+
+__all__ = ["CArray", "TYPECODES", "empty", "full", "from_value"]

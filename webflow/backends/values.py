@@ -1,0 +1,83 @@
+"""Making tensor values from Python data on whichever storage this process has: NumPy arrays, or CArrays.
+
+Graph building and constant folding need a few small arrays of their own (a shape vector, a filled
+constant); they ask here instead of calling NumPy, so the layers above backends/ import and run
+without NumPy (Pyodide), while with NumPy every value is exactly the ndarray it always was.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webflow.backends import c_array
+from webflow.backends.c_array import CArray
+from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.framework import dtypes
+
+ARRAY_TYPES: tuple = (CArray, np.ndarray, np.generic) if HAVE_NUMPY else (CArray,)
+
+
+def is_array(value: Any) -> bool:
+    """True for a backend value (ndarray, NumPy scalar or CArray)."""
+    return isinstance(value, ARRAY_TYPES)
+
+
+def full(shape: Any, value: Any, dtype: Any) -> Any:
+    """An array of `shape` holding `value` everywhere (value: a number or a 0-d array)."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if not HAVE_NUMPY:
+        return c_array.full(shape, value.item() if isinstance(value, CArray) else value, dtype)
+    return np.full(shape, value, dtype=dtype.as_numpy_dtype)
+
+
+def vector(values: list, dtype: Any) -> Any:
+    """A 1-D array of Python numbers (shape vectors, axes)."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if not HAVE_NUMPY:
+        return c_array.from_value(list(values), dtype) if values else c_array.empty((0,), dtype)
+    return np.array(values, dtype=dtype.as_numpy_dtype)
+
+
+def scalar(value: Any, dtype: Any) -> Any:
+    """A 0-d array."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if not HAVE_NUMPY:
+        return c_array.from_value(value, dtype)
+    return np.array(value, dtype=dtype.as_numpy_dtype)
+
+
+def array(value: Any, dtype: Any) -> Any:
+    """An array of `dtype` holding a number or (nested) list."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if not HAVE_NUMPY:
+        return c_array.from_value(value, dtype)
+    return np.array(value, dtype=dtype.as_numpy_dtype)
+
+
+def flat_list(value: Any) -> list:
+    """The elements of an array (or nested list / number) as a flat Python list."""
+    if isinstance(value, CArray):
+        flat = value.data.tolist()
+        return [bool(v) for v in flat] if value.dtype.is_bool else flat
+    if not HAVE_NUMPY:
+        return c_array.from_value(value).data.tolist()
+    return np.asarray(value).reshape(-1).tolist()
+
+
+def astype(value: Any, dtype: Any) -> Any:
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if isinstance(value, CArray):
+        return value.astype(dtype)
+    return value.astype(dtype.as_numpy_dtype)
+
+
+def stack(parts: list, axis: int = 0) -> Any:
+    """Arrays of one shape stacked along a new `axis` (only axis 0 without NumPy)."""
+    if HAVE_NUMPY:
+        return np.stack(parts, axis=axis)
+    if axis not in (0, -len(parts[0].shape) - 1):
+        raise ValueError("stacking along an inner axis needs NumPy here")
+    return c_array.from_value([p.tolist() for p in parts], parts[0].dtype)
+
+
+__all__ = ["ARRAY_TYPES", "is_array", "array", "full", "vector", "scalar", "flat_list", "astype", "stack"]
