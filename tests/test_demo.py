@@ -77,8 +77,8 @@ def test_short_run_learns_and_saves_weights_that_reproduce_its_accuracy(sample_o
     assert accuracy > 80.0
 
 
-def test_default_length_is_ten_epochs_on_the_sample_and_three_on_full_data(sample_only):
-    assert demo.training_steps(demo.parse_args([]), 6000) == 1200
+def test_default_length_is_eight_epochs_on_the_sample_and_three_on_full_data(sample_only):
+    assert demo.training_steps(demo.parse_args([]), 6000) == 960
     assert demo.training_steps(demo.parse_args(["--data", "somewhere"]), 55000) == 3300
     assert demo.training_steps(demo.parse_args(["--epochs", "0.5", "--batch-size", "100"]), 6000) == 30
     assert demo.training_steps(demo.parse_args(["--steps", "7", "--epochs", "2"]), 6000) == 7

@@ -35,7 +35,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="folder with the MNIST IDX files, or with an mnist/ subfolder (default: $WEBFLOW_DATA, "
                              "else the sample shipped in the package)")
     parser.add_argument("--epochs", type=float, default=None,
-                        help="passes over the training images; default 10 on the sample, 3 on the full data")
+                        help="passes over the training images; default 8 on the sample, 3 on the full data")
     parser.add_argument("--steps", type=int, default=None, help="training steps (mini-batches); overrides --epochs")
     parser.add_argument("--batch-size", type=int, default=50, help="examples per step; default 50")
     parser.add_argument("--learning-rate", type=float, default=0.001, help="Adam's learning rate; default 0.001")
@@ -50,10 +50,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def training_steps(args: argparse.Namespace, examples: int) -> int:
-    """--steps if given, else enough steps for --epochs (10 over the small sample, 3 over the full data)."""
+    """--steps if given, else enough steps for --epochs (8 over the small sample, 3 over the full data)."""
     if args.steps is not None:
         return args.steps
-    epochs = args.epochs if args.epochs is not None else (10 if args.data is None else 3)
+    epochs = args.epochs if args.epochs is not None else (8 if args.data is None else 3)
     return max(1, round(epochs * examples / args.batch_size))
 
 

@@ -5,6 +5,8 @@
     session.evaluate("import sys; 'numpy' in sys.modules")
     session.close()
 
+    session = PyodideSession.start(wheel=webflow_whl, micropip=micropip_whl)   # installed with micropip
+
 Buffers travel as files in a temporary exchange folder that the server mounts at /exchange; only the
 job description and the results go through the pipe (one JSON line each way).
 """
@@ -41,16 +43,22 @@ class PyodideSession:
         self.exchange = exchange
         self.boot_seconds = hello["boot_ms"] / 1000       # loadPyodide() alone
         self.setup_seconds = hello["setup_ms"] / 1000     # copying webflow in + importing the runner
+        # wheel sessions only: micropip.install of the webflow wheel, then `import webflow`
+        self.install_seconds = hello.get("install_ms", 0.0) / 1000
+        self.import_seconds = hello.get("import_ms", 0.0) / 1000
         self._jobs = 0
 
     @classmethod
-    def start(cls, package_dir: str, timeout: float = 300.0) -> PyodideSession:
+    def start(cls, package_dir: str | None = None, timeout: float = 300.0, wheel: str | None = None,
+              micropip: str | None = None) -> PyodideSession:
+        """webflow copied in from `package_dir`, or (with `wheel` and `micropip`) installed from its wheel."""
         if shutil.which("node") is None:
             raise PyodideUnavailable("node is not installed")
         if not os.path.isdir(NODE_MODULES):
             raise PyodideUnavailable(f"npm package pyodide not installed: run `npm ci` in {HERE}")
         exchange = tempfile.mkdtemp(prefix="wf-pyodide-")
-        process = subprocess.Popen(["node", SERVER, package_dir, exchange], cwd=HERE, stdin=subprocess.PIPE,
+        where = ["--wheel", wheel, "--micropip", micropip] if wheel else [package_dir]
+        process = subprocess.Popen(["node", SERVER, *where, exchange], cwd=HERE, stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, text=True, bufsize=1)
         started = time.monotonic()
         line = process.stdout.readline()

@@ -40,11 +40,14 @@ from collections.abc import Callable
 from typing import Any
 
 from webflow.backends import (  # noqa: F401  (importing the c_kernels_* modules fills ADAPTERS)
+    c_kernels_logic,
     c_kernels_math,
     c_kernels_nn,
     c_kernels_train,
     c_library,
     python_kernels,
+    python_kernels_array,
+    python_random,
 )
 from webflow.backends.c_kernels import ADAPTERS, CKernel, Unsupported
 from webflow.backends.numpy_backend import HAVE_NUMPY, NumpyUnavailable

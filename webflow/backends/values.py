@@ -30,6 +30,13 @@ def full(shape: Any, value: Any, dtype: Any) -> Any:
     return np.full(shape, value, dtype=dtype.as_numpy_dtype)
 
 
+def zeros_like(value: Any) -> Any:
+    """Zeros with an array's shape and dtype."""
+    if isinstance(value, CArray):
+        return c_array.empty(value.shape, value.dtype)
+    return np.zeros_like(value)
+
+
 def vector(values: list, dtype: Any) -> Any:
     """A 1-D array of Python numbers (shape vectors, axes)."""
     dtype = dtypes.as_dtype(dtype).base_dtype
@@ -64,6 +71,26 @@ def flat_list(value: Any) -> list:
     return np.asarray(value).reshape(-1).tolist()
 
 
+def shape_of(value: Any) -> tuple:
+    """The shape of an array, (nested) list or number, as a tuple (numpy.shape)."""
+    shape = getattr(value, "shape", None)
+    if shape is not None and not callable(shape):
+        return tuple(shape)
+    if HAVE_NUMPY:
+        return np.shape(value)
+    return c_array.from_value(value).shape if isinstance(value, (list, tuple)) else ()
+
+
+def add(x: Any, y: Any, sign: int = 1) -> Any:
+    """x + y (sign 1) or x - y (sign -1), broadcasting, in x's dtype (variable updates outside any op)."""
+    if HAVE_NUMPY:
+        return (x + y if sign > 0 else x - y).astype(x.dtype, copy=False)
+    from webflow.backends.c_kernels import ADAPTERS  # lazy: c_kernels imports this package's C library
+
+    y = c_array.from_value(y, x.dtype) if not isinstance(y, CArray) else y.astype(x.dtype, copy=False)
+    return ADAPTERS["AddV2" if sign > 0 else "Sub"].adapter(x, y)
+
+
 def astype(value: Any, dtype: Any) -> Any:
     dtype = dtypes.as_dtype(dtype).base_dtype
     if isinstance(value, CArray):
@@ -80,4 +107,5 @@ def stack(parts: list, axis: int = 0) -> Any:
     return c_array.from_value([p.tolist() for p in parts], parts[0].dtype)
 
 
-__all__ = ["ARRAY_TYPES", "is_array", "array", "full", "vector", "scalar", "flat_list", "astype", "stack"]
+__all__ = ["ARRAY_TYPES", "is_array", "array", "full", "zeros_like", "vector", "scalar", "flat_list", "shape_of", "add",
+           "astype", "stack"]

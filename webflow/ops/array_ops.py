@@ -595,7 +595,7 @@ def _range_shape(inputs: list, attrs: dict) -> tuple:
     start, limit, delta = (v.item() for v in values)
     if delta == 0:
         raise ShapeError("Requires delta != 0")
-    return output_spec([max(0, int(np.ceil((limit - start) / delta)))], dtype)
+    return output_spec([max(0, math.ceil((limit - start) / delta))], dtype)
 
 
 @register_op("Range", "range", inputs=("start", "limit", "delta"), shape=_range_shape, same_dtype=(0, 1, 2))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from webflow.backends import values
 from webflow.backends.numpy_backend import np
 from webflow.framework import dtypes
 from webflow.framework.tensor import Tensor
@@ -336,7 +337,8 @@ def conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, str
 def convolution(input: Any, filters: Any, strides: Any = None, padding: str = "VALID",  # noqa: A002
                 data_format: str | None = None, dilations: Any = None, name: str | None = None) -> Any:
     """TF2 `tf.nn.convolution`, for 2-D convolutions (rank-4 input) only: a Conv2D op named 'convolution'."""
-    rank = getattr(getattr(input, "shape", None), "rank", np.ndim(input))
+    shape = getattr(input, "shape", None)
+    rank = shape.rank if hasattr(shape, "rank") else len(values.shape_of(input))
     if rank is not None and rank != 4:
         raise NotImplementedError(f"webflow's convolution supports rank-4 (2-D) inputs only, got rank {rank}")
     index = _channel_index(data_format)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends import values as backend_values
 from webflow.framework import dtypes
 from webflow.framework.func_graph import resource_spec, run_func_graph
 from webflow.ops.registry import apply_op, output_spec, register_gradient, register_op
@@ -73,7 +73,7 @@ def _specs_of(tensors: list) -> tuple[list, list]:
 def if_kernel(context: Any, pred: Any, *inputs: Any, then_branch: Any, else_branch: Any, Tout: list,  # noqa: N803
               output_shapes: list) -> list:
     """outputs = then_branch(inputs) if pred else else_branch(inputs); only the taken branch runs."""
-    branch = then_branch if bool(np.asarray(pred)) else else_branch
+    branch = then_branch if bool(pred) else else_branch
     return kernel_result(run_func_graph(branch, list(inputs), context.resources, _session_of(context)))
 
 
@@ -95,7 +95,7 @@ def _if_grad(op: Any, *grads: Any) -> list:
 
 # --- While ---------------------------------------------------------------------------------------------
 def _loop_is_running(cond: Any, values: list, resources: dict, session: Any) -> bool:
-    return bool(np.asarray(run_func_graph(cond, values, resources, session)[0]))
+    return bool(run_func_graph(cond, values, resources, session)[0])
 
 
 @register_op("While", "While", inputs=("*input",), shape=_declared_outputs, needs_context=True)
@@ -145,7 +145,7 @@ def while_grad_kernel(context: Any, *inputs: Any, cond: Any, body: Any, body_gra
     totals: dict[int, Any] = {}
     for values in reversed(history):
         step = dict(zip(wanted, run_func_graph(body_grad, values + grads, resources, session)))
-        grads = [step.get(i, np.zeros_like(g)) for i, g in enumerate(grads)]
+        grads = [step.get(i, backend_values.zeros_like(g)) for i, g in enumerate(grads)]
         for i in wanted:
             if i >= count:
                 totals[i] = step[i] if i not in totals else totals[i] + step[i]
@@ -154,7 +154,7 @@ def while_grad_kernel(context: Any, *inputs: Any, cond: Any, body: Any, body_gra
 
 def _zeros_for(value: Any) -> Any:
     """Zeros shaped like a captured value (for a variable handle: like the variable's value)."""
-    return np.zeros_like(value._value if hasattr(value, "_value") else value)
+    return backend_values.zeros_like(value._value if hasattr(value, "_value") else value)
 
 
 # --- calls to traced functions -----------------------------------------------------------------------

@@ -18,7 +18,8 @@ import math
 import types
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends import values as backend_values
+from webflow.backends.numpy_backend import HAVE_NUMPY, np
 from webflow.framework import dtypes
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops import array_ops, constants
@@ -93,7 +94,7 @@ class Constant(Initializer):
     """`value` reshaped to the shape; a shorter list is padded with its last element (TF1's constant rule)."""
 
     def __init__(self, value: Any = 0, dtype: Any = dtypes.float32, verify_shape: bool = False):
-        if not (np.isscalar(value) or isinstance(value, (list, tuple, np.ndarray))):
+        if not (_is_scalar(value) or isinstance(value, (list, tuple) + backend_values.ARRAY_TYPES)):
             raise TypeError(f"Invalid type for initial value={value} of type: {type(value).__name__}. Expected "
                             "Python scalar, list or tuple of values, or numpy.ndarray.")
         self.value = value
@@ -103,6 +104,8 @@ class Constant(Initializer):
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None, verify_shape: Any = None) -> Any:
         dtype = dtypes.as_dtype(dtype if dtype is not None else self.dtype)
         verify_shape = self._verify_shape if verify_shape is None else verify_shape
+        if not HAVE_NUMPY:
+            return self._without_numpy(shape, dtype, verify_shape)
         array = np.asarray(self.value, dtype=dtype.as_numpy_dtype)
         if shape is None:
             return constants.constant(array, dtype=dtype)
@@ -117,8 +120,30 @@ class Constant(Initializer):
             flat = np.concatenate([flat, np.repeat(flat[-1:], count - flat.size)])
         return constants.constant(flat.reshape(dims), dtype=dtype)
 
+    def _without_numpy(self, shape: Any, dtype: Any, verify_shape: bool) -> Any:
+        """The same rule on a flat Python list (CArray storage)."""
+        array = backend_values.array(self.value, dtype)
+        if shape is None:
+            return constants.constant(array, dtype=dtype)
+        dims = _dims(shape)
+        if verify_shape and tuple(array.shape) != tuple(dims):
+            raise TypeError(f"Expected Tensor's shape: {TensorShape(dims)}, but got {TensorShape(array.shape)}.")
+        count = int(math.prod(dims)) if dims else 1
+        flat = backend_values.flat_list(array)
+        if len(flat) > count:
+            raise ValueError(f"Too many elements provided. Takes at most {count}, but got {len(flat)}.")
+        flat += flat[-1:] * (count - len(flat))
+        return constants.constant(backend_values.array(flat, dtype).reshape(dims), dtype=dtype)
+
     def get_config(self) -> dict:
         return {"value": self.value, "dtype": self.dtype.name}
+
+
+def _is_scalar(value: Any) -> bool:
+    """numpy.isscalar: a Python or NumPy number, string or bytes (not a 0-d array)."""
+    if HAVE_NUMPY:
+        return np.isscalar(value)
+    return isinstance(value, (bool, int, float, complex, str, bytes))
 
 
 class RandomUniform(Initializer):

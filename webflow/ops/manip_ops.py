@@ -68,7 +68,7 @@ def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool
     a = convert_to_tensor(a)
     if perm is None:
         if a.shape.rank is not None:
-            perm = np.arange(a.shape.rank - 1, -1, -1, dtype=np.int32)
+            perm = backend_values.vector(list(builtins.range(a.shape.rank - 1, -1, -1)), dtypes.int32)
         else:
             from webflow.ops.math_ops import subtract
 
@@ -228,7 +228,8 @@ def _pad_shape(inputs: list, attrs: dict) -> tuple:
     dims = x.shape.as_tuple() if x.shape.rank is not None else (None,) * rank
     if paddings is None:
         return output_spec([None] * rank, x.dtype.base_dtype)
-    paddings = np.asarray(paddings).reshape(rank, 2)
+    flat = [int(v) for v in backend_values.flat_list(paddings)]
+    paddings = list(zip(flat[0::2], flat[1::2]))
     mode = attrs.get("mode")
     for d, (before, after) in zip(dims, paddings):
         limit = None if d is None else d - 1 if mode == "REFLECT" else d

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends import values as backend_values
+from webflow.backends.numpy_backend import HAVE_NUMPY, np
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.tensor import Tensor
@@ -40,7 +41,7 @@ def _is_zero(tensor: Any) -> bool:
     if isinstance(tensor, Tensor) and tensor.op.type in ("ZerosLike", "Zeros"):
         return True
     value = constant_value(tensor)
-    return value is not None and not np.any(value)
+    return value is not None and not (np.any(value) if HAVE_NUMPY else any(backend_values.flat_list(value)))
 
 
 def _rows(vector: Any) -> Any:

@@ -10,9 +10,12 @@ Values are never mutated in place: each assign stores a new array.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends import values as backend_values
+from webflow.backends.c_array import CArray
+from webflow.backends.numpy_backend import HAVE_NUMPY, np
 from webflow.framework import context, dtypes
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError
 from webflow.framework.graph import GraphKeys
@@ -60,7 +63,7 @@ def _assign_shape(inputs: list, attrs: dict) -> tuple:
 
 def _shape(value: Any) -> tuple:
     """The shape of a stored value (an array, or a Python number), without needing NumPy for arrays."""
-    return tuple(value.shape) if hasattr(value, "shape") else np.shape(value)
+    return backend_values.shape_of(value)
 
 
 @register_op("Assign", "Assign", inputs=("ref", "value"), shape=_assign_shape, same_dtype=(0, 1),
@@ -82,10 +85,10 @@ def _update_kernel(sign: int):
         if key not in context.resources:
             raise FailedPreconditionError(None, context.op, f"Attempting to use uninitialized value {key}")
         old = context.resources[key]
-        if np.shape(old) != np.shape(value) and np.size(value) != 1:
-            raise InvalidArgumentError(None, context.op, f"Must have the same shape: {list(np.shape(old))} vs "
-                                       f"{list(np.shape(value))}")
-        new = (old + value if sign > 0 else old - value).astype(old.dtype, copy=False)
+        if _shape(old) != _shape(value) and math.prod(_shape(value)) != 1:
+            raise InvalidArgumentError(None, context.op, f"Must have the same shape: {list(_shape(old))} vs "
+                                       f"{list(_shape(value))}")
+        new = backend_values.add(old, value, sign)
         context.resources[key] = new
         return new
 
@@ -109,7 +112,7 @@ for _op_type in ("VariableV2",) + OPS_REF_UPDATES:
              shape=lambda inputs, attrs: output_spec((), dtypes.bool), needs_context=True)
 def is_variable_initialized_kernel(context: Any, ref: Any = None) -> Any:
     """output = whether the variable has a value in this session."""
-    return np.array(context.ref_key(0) in context.resources)
+    return backend_values.scalar(context.ref_key(0) in context.resources, dtypes.bool)
 
 
 # --- resource variable ops (eager and traced functions) --------------------------------------------
@@ -135,13 +138,20 @@ def _read_variable_grad(op: Any, grad: Any) -> Any:
     return grad
 
 
+def _as_stored(value: Any, dtype: Any) -> Any:
+    """A variable's new value as an array of its dtype (an ndarray, or a CArray without NumPy)."""
+    if HAVE_NUMPY:
+        return np.asarray(value, dtype=dtype)
+    return value.astype(dtype, copy=False) if isinstance(value, CArray) else backend_values.array(value, dtype)
+
+
 def _resource_assign(handle: Any, value: Any, update: Any) -> None:
     variable = handle
     new = update(variable._value, value)
-    if np.shape(new) != np.shape(variable._value) and variable._shape.is_fully_defined():
+    if _shape(new) != _shape(variable._value) and variable._shape.is_fully_defined():
         raise InvalidArgumentError(None, None, f"Trying to assign to variable with tensor with wrong shape. "
-                                   f"Expected {variable._shape} got {TensorShape(np.shape(value))}")
-    variable._value = np.asarray(new, dtype=variable._value.dtype)
+                                   f"Expected {variable._shape} got {TensorShape(_shape(value))}")
+    variable._value = _as_stored(new, variable._value.dtype)
 
 
 @register_op("AssignVariableOp", "AssignVariableOp", inputs=("resource", "value"), shape=no_outputs, stateful=True)
@@ -154,14 +164,14 @@ def assign_variable_kernel(handle: Any, value: Any, *, dtype: Any) -> None:
              stateful=True)
 def assign_add_variable_kernel(handle: Any, value: Any, *, dtype: Any) -> None:
     """variable <- variable + value."""
-    _resource_assign(handle, value, lambda old, new: old + new)
+    _resource_assign(handle, value, lambda old, new: backend_values.add(old, new, 1))
 
 
 @register_op("AssignSubVariableOp", "AssignSubVariableOp", inputs=("resource", "value"), shape=no_outputs,
              stateful=True)
 def assign_sub_variable_kernel(handle: Any, value: Any, *, dtype: Any) -> None:
     """variable <- variable - value."""
-    _resource_assign(handle, value, lambda old, new: old - new)
+    _resource_assign(handle, value, lambda old, new: backend_values.add(old, new, -1))
 
 
 for _op_type in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
@@ -387,7 +397,7 @@ class ResourceVariable(_VariableOperators):
             raise ValueError("An eager variable needs an eager initial value")
         self._value = initial._value
         self._dtype = initial.dtype.base_dtype
-        self._shape = TensorShape(shape) if shape is not None else TensorShape(np.shape(self._value))
+        self._shape = TensorShape(shape) if shape is not None else TensorShape(_shape(self._value))
         self._trainable = True if trainable is None else bool(trainable)
         self._name = (name or "Variable") + ":0"
         self._constraint = constraint

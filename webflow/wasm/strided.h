@@ -14,7 +14,7 @@
 #include "webflow_kernels.h"
 
 #define WF_MAX_DIMS 16     /* more dimensions than this: the kernel returns WF_BAD_ARGUMENT */
-#define WF_MAX_OPERANDS 3
+#define WF_MAX_OPERANDS 4     /* select: condition, then, else and the output */
 
 typedef struct {
     int ndim;                                     /* after simplification; >= 1 unless empty */

@@ -1,0 +1,43 @@
+"""The native comparison and select kernels (webflow/wasm/compare.c) against NumPy, through their adapters."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.kernels.c_helpers import require_c_library
+from webflow.backends import c_kernels_logic
+from webflow.backends.c_kernels import ADAPTERS
+
+require_c_library()
+
+RNG = np.random.default_rng(5)
+CASES = [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((), (5,)), ((0, 3), (3,))]
+NUMPY = {"Equal": np.equal, "NotEqual": np.not_equal, "Greater": np.greater, "GreaterEqual": np.greater_equal,
+         "Less": np.less, "LessEqual": np.less_equal}
+
+
+@pytest.mark.parametrize("op", sorted(NUMPY))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_])
+@pytest.mark.parametrize("shapes", CASES)
+def test_comparisons_broadcast_like_numpy(op: str, dtype: type, shapes: tuple) -> None:
+    x = RNG.integers(0, 3, size=shapes[0]).astype(dtype)
+    y = RNG.integers(0, 3, size=shapes[1]).astype(dtype)
+    if np.issubdtype(dtype, np.floating) and x.size:
+        x.reshape(-1)[0] = np.nan  # NaN is unequal to everything and orders with nothing
+    got = ADAPTERS[op].adapter(x, y)
+    assert got.dtype == np.bool_ and got.shape == np.broadcast_shapes(x.shape, y.shape)
+    np.testing.assert_array_equal(got, NUMPY[op](x, y))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float32, np.int64, np.float64])
+def test_select_v2_broadcasts_like_numpy_where(dtype: type) -> None:
+    cond = RNG.random((3, 1, 4)) < 0.5
+    t, e = RNG.normal(size=(2, 4)).astype(dtype), RNG.normal(size=(1, 4)).astype(dtype)
+    np.testing.assert_array_equal(c_kernels_logic.select_v2(cond, t, e), np.where(cond, t, e))
+
+
+def test_select_with_a_vector_condition_picks_rows() -> None:
+    cond = np.array([True, False, True])
+    t, e = RNG.normal(size=(3, 2, 2)).astype(np.float32), RNG.normal(size=(3, 2, 2)).astype(np.float32)
+    np.testing.assert_array_equal(c_kernels_logic.select(cond, t, e), np.where(cond[:, None, None], t, e))

@@ -1,0 +1,91 @@
+"""C kernel adapters for comparisons and select (webflow/wasm/compare.c): Equal ... LessEqual, Select, SelectV2.
+
+Each adapter has its NumPy kernel's signature (ops/logic_ops.py). NumPy's comparison loops are as fast
+and cost no ctypes call, so with NumPy these run only when a C backend is forced (min_size None); without
+NumPy (Pyodide) they are the kernels of dropout's mask (GreaterEqual + SelectV2) and of accuracy (Equal).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webflow.backends import c_compare  # noqa: F401  (declare the C signatures)
+from webflow.backends.c_compare import COMPARE_SUFFIX, COMPARISONS
+from webflow.backends.c_elementwise import MAX_DIMS, size_array
+from webflow.backends.c_kernels import Unsupported, broadcast_shapes, c_kernel, check, contiguous, empty, fn, ptr
+from webflow.backends.c_kernels_math import broadcast_strides
+from webflow.framework import dtypes
+from webflow.framework.errors import InvalidArgumentError
+
+_TYPES = tuple(COMPARE_SUFFIX)
+
+
+def _compare(stem: str) -> Any:
+    def adapter(x: Any, y: Any, *, incompatible_shape_error: bool = True) -> Any:
+        c_suffix = COMPARE_SUFFIX.get(x.dtype.name)
+        if c_suffix is None or y.dtype != x.dtype:
+            raise Unsupported("dtype")
+        try:
+            shape = broadcast_shapes(x.shape, y.shape)
+        except ValueError:
+            if stem in ("equal", "not_equal") and incompatible_shape_error:
+                raise InvalidArgumentError(None, None, f"Incompatible shapes: {list(x.shape)} vs. "
+                                                       f"{list(y.shape)}") from None
+            raise Unsupported("shapes") from None  # the NumPy kernel decides (TF2 `==`: a scalar)
+        if len(shape) > MAX_DIMS:
+            raise Unsupported("rank")
+        out = empty(shape, dtypes.bool)
+        if out.size:
+            x, y = contiguous(x), contiguous(y)
+            status = fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), ptr(out), len(shape), size_array(shape),
+                                                 size_array(broadcast_strides(x, shape)),
+                                                 size_array(broadcast_strides(y, shape)))
+            check(status, stem)
+        return out
+
+    adapter.__name__ = f"c_{stem}"
+    adapter.__doc__ = f"wf_{stem}_<t>: z = x {stem} y elementwise (bool), broadcasting."
+    return adapter
+
+
+for _op, _stem in COMPARISONS.items():
+    c_kernel(_op, dtypes=_TYPES, min_size=None)(_compare(_stem))
+
+
+def _select(cond: Any, t: Any, e: Any, shape: tuple) -> Any:
+    width = t.itemsize * 8
+    if cond.dtype.name != "bool" or e.dtype != t.dtype or width not in c_compare.SELECT_WIDTHS \
+            or len(shape) > MAX_DIMS:
+        raise Unsupported("operands")
+    out = empty(shape, t.dtype)
+    if out.size:
+        cond, t, e = contiguous(cond), contiguous(t), contiguous(e)
+        status = fn(f"wf_select_{width}")(ptr(cond), ptr(t), ptr(e), ptr(out), len(shape), size_array(shape),
+                                          *(size_array(broadcast_strides(a, shape)) for a in (cond, t, e)))
+        check(status, "select")
+    return out
+
+
+@c_kernel("SelectV2", dtypes=("bool",), min_size=None)
+def select_v2(cond: Any, t: Any, e: Any) -> Any:
+    """wf_select_<bits>: out = t where cond else e, all three broadcasting."""
+    try:
+        shape = broadcast_shapes(cond.shape, t.shape, e.shape)
+    except ValueError:
+        raise Unsupported("shapes") from None  # the NumPy kernel raises the error
+    return _select(cond, t, e, shape)
+
+
+@c_kernel("Select", dtypes=("bool",), min_size=None)
+def select(cond: Any, t: Any, e: Any) -> Any:
+    """wf_select_<bits>: out = t where cond else e; a vector cond picks whole rows of t or e."""
+    if t.shape != e.shape:
+        raise Unsupported("shapes")  # the NumPy kernel raises TensorFlow's message
+    if cond.ndim == 1 and t.ndim > 1 and cond.shape[0] == t.shape[0]:
+        cond = contiguous(cond).reshape(cond.shape + (1,) * (t.ndim - 1))
+    elif cond.ndim and cond.shape != t.shape:
+        raise Unsupported("shapes")
+    return _select(cond, t, e, tuple(t.shape))
+
+
+__all__ = ["select", "select_v2"]
