@@ -17,7 +17,7 @@ DATA ?= $(CURDIR)/../shared/data
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,browser]'
 	touch $@
 
 $(TF_VENV)/.installed:
