@@ -8,6 +8,13 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 
+def require_or_skip(reason: str) -> None:
+    """A missing browser, npm or built artefact skips locally, but fails under `make test` (WEBFLOW_REQUIRE_BROWSER=1)."""
+    if os.environ.get("WEBFLOW_REQUIRE_BROWSER") == "1":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
 def pytest_addoption(parser):
     parser.addoption("--webflow-backend", default=None,
                      help="run every op on this kernel backend (numpy, native, wasm), as env WEBFLOW_BACKEND")
