@@ -75,5 +75,20 @@ test: $(VENV)/.installed $(TF_VENV)/.installed lint wasm pyodide
 	WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(DATA)} \
 		$(PY) -m pytest -q
 
+# The static site (site/README.md): webflow's wheel, offline Pyodide, the MNIST demo page, the JupyterLite
+# lessons, all into site/_build/ (serve: python tests/browser/static_server.py). The browser tests need it.
+.PHONY: site
+site: $(VENV)/.installed
+	$(PY) site/build.py
+
+# The JupyterLab extension (labextension/, TypeScript, npm): the versions of package-lock.json, then tsc + the
+# prebuilt extension into webflow/lab/labextension/ (shipped in the wheel) + the standalone page bundle
+# labextension/dist/webflow-graph.{js,css}. pip install (-e) runs the same build when it is missing.
+# `npm install`, not `npm ci`: the registry here lacks some optional platform builds (rollup, rspack) of the
+# locked versions, so the lock cannot list them and `npm ci` refuses it; `npm install` keeps the lock as is.
+.PHONY: labext
+labext:
+	cd labextension && npm install --no-audit --no-fund --loglevel=error && npm run build
+
 clean:
 	rm -rf $(VENV) $(TF_VENV) $(TORCH_VENV) $(NOBLAS_VENV) build *.egg-info

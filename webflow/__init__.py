@@ -31,4 +31,7 @@ from webflow.ops.reduction_ops import (
 # --- config (config.py): wf.config.set_backend / get_backend (which kernels run: numpy, native C, wasm) ---
 from webflow import config
 
+# --- lab (lab/): notebook display; importing it gives Graph/Session/wf.function a _repr_mimebundle_ ---
+from webflow import lab
+
 __version__ = "0.1.0"

@@ -27,6 +27,7 @@ if "webflow" not in sys.modules:
 
 # each c_<family> module declares its family's signatures when imported
 from webflow.backends import (  # noqa: E402, F401
+    c_activations,
     c_cast,
     c_conv,
     c_elementwise,

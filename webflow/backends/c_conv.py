@@ -5,6 +5,7 @@ explicit padding (TF's SAME: pad_top = total // 2, the extra row/column goes to 
 `conv2d_shape(...)` builds it from TensorFlow-style arguments. Kernels take a pointer to it
 (`ctypes.byref(shape)`) and, for the GEMM-based ones, a workspace of at least
 `wf_conv2d_workspace_f32(shape)` floats; they return 0 (WF_OK), -1 (bad argument) or -2 (workspace too small).
+Every kernel also exists as `_f64` (double buffers; the workspace size is in elements either way).
 """
 
 from __future__ import annotations
@@ -46,10 +47,11 @@ def conv2d_shape(input_shape: tuple, window: tuple, out_channels: int, strides: 
                        dilations[0], dilations[1], pad_top, pad_left, out_h, out_w)
 
 
-declare("wf_im2col_f32", [PTR, PTR, PTR], VOID)
-declare("wf_col2im_f32", [PTR, PTR, PTR], VOID)
-declare("wf_conv2d_workspace_f32", [PTR], SIZE)
-declare("wf_conv2d_f32", [PTR, PTR, PTR, PTR, PTR, SIZE], INT)
-declare("wf_conv2d_backprop_input_f32", [PTR, PTR, PTR, PTR, PTR, SIZE], INT)
-declare("wf_conv2d_backprop_filter_f32", [PTR, PTR, PTR, PTR, PTR, SIZE], INT)
-declare("wf_conv2d_direct_c1_f32", [PTR, PTR, PTR, PTR], INT)
+for _suffix in ("f32", "f64"):  # the same kernels in float and double (conv_template.h)
+    declare(f"wf_im2col_{_suffix}", [PTR, PTR, PTR], VOID)
+    declare(f"wf_col2im_{_suffix}", [PTR, PTR, PTR], VOID)
+    declare(f"wf_conv2d_workspace_{_suffix}", [PTR], SIZE)
+    declare(f"wf_conv2d_{_suffix}", [PTR, PTR, PTR, PTR, PTR, SIZE], INT)
+    declare(f"wf_conv2d_backprop_input_{_suffix}", [PTR, PTR, PTR, PTR, PTR, SIZE], INT)
+    declare(f"wf_conv2d_backprop_filter_{_suffix}", [PTR, PTR, PTR, PTR, PTR, SIZE], INT)
+    declare(f"wf_conv2d_direct_c1_{_suffix}", [PTR, PTR, PTR, PTR], INT)

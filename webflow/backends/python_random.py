@@ -135,4 +135,93 @@ def truncated_normal(context_: Any, shape: Any, *, dtype: Any, seed: int = 0, se
     return CArray(array.array(c_array.TYPECODES[dtype.name], values[:count]), tuple(dims), dtype)
 
 
-__all__ = ["random_standard_normal", "truncated_normal"]
+def _context_generator(context_: Any) -> Any:
+    from webflow.ops import random_ops  # lazy: ops import backends
+
+    return random_ops.generator_for(context_)
+
+
+@python_kernel("RandomUniformInt")
+def random_uniform_int(context_: Any, shape: Any, minval: Any, maxval: Any, *, seed: int = 0, seed2: int = 0,
+                       Tout: Any = None, T: Any = None) -> CArray:  # noqa: N803 - TensorFlow's attr names
+    """x = minval + bits % (maxval - minval), integers in [minval, maxval) (int64: two words per value)."""
+    from webflow.framework.errors import InvalidArgumentError
+    from webflow.ops import random_ops
+
+    dims = random_ops._output_dims(shape, "RandomUniformInt")
+    count, dtype = int(math.prod(dims)), minval.dtype
+    if count == 0:
+        return c_array.empty(dims, dtype)
+    low, high = int(minval.item()), int(maxval.item())
+    if low >= high:
+        raise InvalidArgumentError(None, None, f"Need minval < maxval, got {low} >= {high}")
+    local = _context_generator(context_).reserve_outputs(count, random_ops.RESERVE_MULTIPLIER)
+    span = (high - low) % (1 << 64)
+    if dtype.name == "int64":
+        words = _words(local, 0, 2 * count)
+        values = [low + ((lo | (hi << 32)) % span) for lo, hi in zip(words[0::2], words[1::2])]
+    else:
+        values = [low + w % (span % (1 << 32)) for w in _words(local, 0, count)]
+    return CArray(array.array(c_array.TYPECODES[dtype.name], values), tuple(dims), dtype)
+
+
+@python_kernel("RandomShuffle")
+def random_shuffle(context_: Any, value: Any, *, seed: int = 0, seed2: int = 0, T: Any = None) -> CArray:  # noqa: N803
+    """output[i] = value[permutation[i]]: TensorFlow's Fisher-Yates permutation of dimension 0."""
+    if value.size <= 1 or value.ndim == 0 or value.shape[0] <= 1:
+        return value.copy()
+    size = value.shape[0]
+    local = _context_generator(context_).reserve_uint32s(size - 1)
+    permutation = list(range(size))
+    for i, word in enumerate(_words(local, 0, size - 1)):
+        j = i + word % (size - i)
+        permutation[i], permutation[j] = permutation[j], permutation[i]
+    inner = value.size // size
+    data = array.array(value.data.typecode)
+    for row in permutation:
+        data.extend(value.data[row * inner:(row + 1) * inner])
+    return CArray(data, value.shape, value.dtype)
+
+
+@python_kernel("Multinomial")
+def multinomial(context_: Any, logits: Any, num_samples: Any, *, seed: int = 0, seed2: int = 0,
+                output_dtype: Any = None, T: Any = None) -> CArray:  # noqa: N803
+    """samples[b, j] ~ Categorical(softmax(logits[b])), by inverse CDF on float64 uniforms (TF's shards)."""
+    import bisect
+
+    from webflow.framework import dtypes
+    from webflow.framework.errors import InvalidArgumentError
+    from webflow.ops import random_ops
+    from webflow.ops.random_distributions import parallel_for_blocks
+
+    samples = int(num_samples.item()) if isinstance(num_samples, CArray) else int(num_samples)
+    if samples < 0:
+        raise InvalidArgumentError(None, None, f"num_samples should be nonnegative, got {samples}")
+    batch, classes = logits.shape
+    if classes == 0 and batch > 0:
+        raise InvalidArgumentError(None, None, "num_classes should be positive, got 0")
+    reserved = batch * ((samples + 3) // 4 * 4) * 2
+    local = _context_generator(context_).reserve_outputs(reserved, random_ops.RESERVE_MULTIPLIER)
+    out_dtype = dtypes.as_dtype(output_dtype or dtypes.int64).base_dtype
+    output = [0] * (batch * samples)
+    if batch and samples:
+        cost = int(50 * (samples * math.log(classes) / math.log(2) + classes))
+        lowest = -3.4028234663852886e38 if logits.dtype.name == "float32" else -1.7976931348623157e308
+        for start, limit in parallel_for_blocks(batch, cost, random_ops.cpu_threads(context_)):
+            words = _words(local, start * (samples + 3) // 4, 2 * (limit - start) * samples)
+            uniforms = _unit_f64(words[0::2], words[1::2])
+            for row in range(start, limit):
+                values = logits.data[row * classes:(row + 1) * classes].tolist()
+                finite = [v for v in values if math.isfinite(v)]
+                top = max(finite) if finite else lowest
+                cdf, total = [], 0.0
+                for v in values:
+                    total += math.exp(v - top) if math.isfinite(v) else 0.0
+                    cdf.append(total)
+                base = (row - start) * samples
+                for j in range(samples):
+                    output[row * samples + j] = bisect.bisect_right(cdf, uniforms[base + j] * cdf[-1])
+    return CArray(array.array(c_array.TYPECODES[out_dtype.name], output), (batch, samples), out_dtype)
+
+
+__all__ = ["random_standard_normal", "truncated_normal", "random_uniform_int", "random_shuffle", "multinomial"]

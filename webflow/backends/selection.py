@@ -40,6 +40,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webflow.backends import (  # noqa: F401  (importing the c_kernels_* modules fills ADAPTERS)
+    c_kernels_activation,
     c_kernels_logic,
     c_kernels_math,
     c_kernels_nn,
@@ -47,6 +48,10 @@ from webflow.backends import (  # noqa: F401  (importing the c_kernels_* modules
     c_library,
     python_kernels,
     python_kernels_array,
+    python_kernels_conv,
+    python_kernels_math,
+    python_kernels_nn,
+    python_kernels_pool,
     python_random,
 )
 from webflow.backends.c_kernels import ADAPTERS, CKernel, Unsupported

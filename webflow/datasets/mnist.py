@@ -13,14 +13,18 @@ Where the data comes from, in order:
 
 from __future__ import annotations
 
+import array
 import gzip
 import hashlib
+import math
 import os
 import tempfile
 import urllib.request
 from pathlib import Path
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.c_array import CArray
+from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.framework import dtypes
 
 # The four files and the sha256 of their *uncompressed* bytes (the same whichever mirror compressed them).
 FILES = {
@@ -67,10 +71,12 @@ def parse_idx(data: bytes, source: str = "<bytes>") -> np.ndarray:
     if len(data) < header_size:
         raise IDXFormatError(f"{source}: truncated header ({len(data)} bytes, {ndim} dimensions need {header_size})")
     shape = tuple(int.from_bytes(data[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim))
-    expected = int(np.prod(shape, dtype=np.int64)) + header_size
+    expected = math.prod(shape) + header_size
     if len(data) != expected:
         what = "truncated" if len(data) < expected else "has trailing bytes"
         raise IDXFormatError(f"{source}: {what}: shape {shape} needs {expected} bytes, the file has {len(data)}")
+    if not HAVE_NUMPY:  # Pyodide without NumPy: webflow's own storage, fed to placeholders the same way
+        return CArray(array.array("B", data[header_size:]), shape, dtypes.uint8)
     return np.frombuffer(data, dtype=np.uint8, offset=header_size).reshape(shape).copy()
 
 
@@ -142,8 +148,9 @@ def check_pairs(arrays: dict, source: str) -> tuple:
         if images.ndim != 3 or labels.ndim != 1 or len(images) != len(labels):
             raise IDXFormatError(f"{source}: {split} images {images.shape} and labels {labels.shape} do not pair up "
                                  "(expected [n, rows, cols] and [n])")
-        if labels.size and labels.max() > 9:
-            raise IDXFormatError(f"{source}: {split} labels hold {labels.max()}, not a digit")
+        top = max(labels.data, default=0) if isinstance(labels, CArray) else (labels.max() if labels.size else 0)
+        if top > 9:
+            raise IDXFormatError(f"{source}: {split} labels hold {top}, not a digit")
     return (arrays["train_images"], arrays["train_labels"]), (arrays["test_images"], arrays["test_labels"])
 
 

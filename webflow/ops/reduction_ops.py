@@ -129,7 +129,7 @@ def _prod_grad(op: Any, grad: Any) -> list:
         flat = array_ops.reshape(moved, array_ops.stack([group, -1]))
     others = array_ops.reshape(_product_of_others(flat, 0), array_ops.shape(moved))
     if moved is not x:
-        others = manip_ops.transpose(others, list(np.argsort(perm)))
+        others = manip_ops.transpose(others, sorted(range(len(perm)), key=list(perm).__getitem__))  # perm^-1
     return [multiply(grad, others), None]
 
 

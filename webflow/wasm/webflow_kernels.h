@@ -82,6 +82,9 @@ static inline void wf_zero_f64(double *p, wf_size n) { for (wf_size i = 0; i < n
 static inline void wf_copy_f32(float *dst, const float *src, wf_size n) {
     for (wf_size i = 0; i < n; ++i) dst[i] = src[i];
 }
+static inline void wf_copy_f64(double *dst, const double *src, wf_size n) {
+    for (wf_size i = 0; i < n; ++i) dst[i] = src[i];
+}
 
 /* Infinity without <math.h>. */
 #define WF_INF_F32 __builtin_inff()

@@ -1,0 +1,29 @@
+// The same renderer without JupyterLab, for plain web pages (the site's graph playground):
+//   <link rel="stylesheet" href="webflow-graph.css"><script src="webflow-graph.js"></script>
+//   webflowGraph.renderGraph(document.getElementById('g'), doc)   // call again to update in place
+//   webflowGraph.renderDashboard(element, dashboardDoc)
+
+import { DASHBOARD_MIME, DashboardDoc, GRAPH_MIME, GraphDoc } from './schema';
+import { AnyView, renderInto } from './views';
+
+const views = new WeakMap<HTMLElement, AnyView>();
+
+export function renderGraph(element: HTMLElement, doc: GraphDoc): AnyView {
+  const view = renderInto(element, GRAPH_MIME, doc, views.get(element) ?? null);
+  views.set(element, view);
+  return view;
+}
+
+export function renderDashboard(element: HTMLElement, doc: DashboardDoc): AnyView {
+  const view = renderInto(element, DASHBOARD_MIME, doc, views.get(element) ?? null);
+  views.set(element, view);
+  return view;
+}
+
+declare global {
+  interface Window {
+    webflowGraph: { renderGraph: typeof renderGraph; renderDashboard: typeof renderDashboard; version: number };
+  }
+}
+
+if (typeof window !== 'undefined') window.webflowGraph = { renderGraph, renderDashboard, version: 1 };

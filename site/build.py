@@ -1,0 +1,102 @@
+"""`make site`: builds the whole static site into site/_build/, ready to be served by any static file server.
+
+    python site/build.py [--out site/_build] [--skip-lite]
+
+The steps, in order (each step's folder is replaced, the rest of out_dir is left alone):
+1. wheels/: webflow's wheel, built once from the current sources (tools/wheels.py: webflow_kernels.wasm
+   rebuilt if stale and shipped inside), plus wheels/index.json naming it ({"webflow": "<file name>"}),
+   which is how the pages find the wheel without hard-coding its version.
+2. pyodide/: the offline Pyodide distribution (site/build_pyodide.py `build(out_dir)`: npm `pyodide`'s
+   core files and the pure-Python wheels of its lock, with a rewritten lock). Pages load Pyodide from
+   here, never from a CDN.
+3. index.html and demo/: the site's front page and the "Train MNIST in your browser" page (site/demo/).
+4. lite/: JupyterLite with the lessons (site/build_lite.py `build(out_dir, wheel_path)`), when that file
+   exists and --skip-lite is not given.
+Serve it with `python -m http.server -d site/_build -b 127.0.0.1` (or tests/browser/static_server.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import sys
+import time
+from types import ModuleType
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+DEFAULT_OUT = os.path.join(HERE, "_build")
+DEMO_FILES = (".html", ".js", ".css", ".py")   # what site/demo/ ships (not __pycache__ or editor files)
+
+
+def _load(path: str, name: str) -> ModuleType:
+    """Imports a build script by its path (site/ and tools/ are folders of scripts, not packages)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def build_wheel(out_dir: str) -> str:
+    """Step 1: webflow's wheel in out_dir/wheels/ (old ones removed) and its index.json; returns the wheel's path."""
+    wheels = _load(os.path.join(REPO, "tools", "wheels.py"), "webflow_tools_wheels")
+    folder = os.path.join(out_dir, "wheels")
+    if os.path.isdir(folder):
+        shutil.rmtree(folder)
+    wheel = wheels.build_webflow_wheel(folder)
+    with open(os.path.join(folder, "index.json"), "w") as file:
+        json.dump({"webflow": os.path.basename(wheel)}, file)
+    return wheel
+
+
+def build_pages(out_dir: str) -> None:
+    """Step 3: index.html and demo/ copied from site/ (static files: nothing is generated)."""
+    shutil.copy2(os.path.join(HERE, "index.html"), out_dir)
+    target = os.path.join(out_dir, "demo")
+    if os.path.isdir(target):
+        shutil.rmtree(target)
+    os.makedirs(target)
+    for name in sorted(os.listdir(os.path.join(HERE, "demo"))):
+        if name.endswith(DEMO_FILES):
+            shutil.copy2(os.path.join(HERE, "demo", name), target)
+
+
+def build(out_dir: str = DEFAULT_OUT, lite: bool = True) -> dict:
+    """Builds every part of the site into out_dir; returns {step: seconds}."""
+    os.makedirs(out_dir, exist_ok=True)
+    seconds, mark = {}, time.perf_counter()
+
+    def timed(step: str) -> None:
+        nonlocal mark
+        seconds[step] = round(time.perf_counter() - mark, 1)
+        mark = time.perf_counter()
+        print(f"site: {step} done ({seconds[step]} s)", flush=True)
+
+    wheel = build_wheel(out_dir)
+    timed("wheels")
+    _load(os.path.join(HERE, "build_pyodide.py"), "webflow_site_build_pyodide").build(os.path.join(out_dir, "pyodide"))
+    timed("pyodide")
+    build_pages(out_dir)
+    timed("pages")
+    lite_script = os.path.join(HERE, "build_lite.py")
+    if lite and os.path.exists(lite_script):
+        _load(lite_script, "webflow_site_build_lite").build(os.path.join(out_dir, "lite"), wheel)
+        timed("lite")
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=DEFAULT_OUT, help="folder to build the site into (default site/_build)")
+    parser.add_argument("--skip-lite", action="store_true", help="leave out the JupyterLite lessons (faster)")
+    args = parser.parse_args()
+    build(args.out, lite=not args.skip_lite)
+    print(f"site built in {args.out}: serve it with  python -m http.server -d {args.out} -b 127.0.0.1")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""The model the "Train MNIST in your browser" page trains: classic TF1 code, run by webflow inside Pyodide.
+
+The page's Web Worker fetches this file, runs it, then calls `MnistDemo` methods between its messages:
+
+    demo = MnistDemo()                 # reads the MNIST sample shipped in the webflow wheel, builds the graph
+    demo.train_chunk(25)               # 25 Adam steps; returns the chunk's mean loss / accuracy for the chart
+    demo.test_accuracy()               # on the sample's 1,000 test images
+    demo.predict(pixels)               # 784 numbers in [0, 1] (a drawn digit) -> 10 class probabilities
+
+Nothing here needs NumPy (Pyodide has none here): the images stay bytes (`array.array("B")`), a batch is
+fed to a uint8 placeholder as a CArray, and the graph itself casts and scales them to floats in [0, 1].
+The same file runs in CPython too (tests, benchmarks): it only needs `webflow`.
+"""
+
+from __future__ import annotations
+
+import array
+import gzip
+import random
+import time
+from pathlib import Path
+
+import webflow.compat.v1 as tf
+from webflow.backends.c_array import CArray
+
+SIZES = [784, 128, 10]   # input pixels, hidden units, classes: a one-hidden-layer ReLU network
+BATCH = 100              # examples per step
+LEARNING_RATE = 0.002    # Adam's
+EPOCHS = 8               # passes over the 6,000 training images: 480 steps (about 93% test accuracy)
+SEED = 1
+
+
+def sample_folder() -> Path:
+    """Where the wheel keeps the MNIST sample (webflow/datasets/sample), found without importing NumPy."""
+    import webflow
+
+    return Path(webflow.__file__).parent / "datasets" / "sample"
+
+
+def read_idx(path: Path) -> tuple[tuple[int, ...], bytes]:
+    """(shape, the uint8 payload) of a gzip IDX file: magic 00 00 08 N, N big-endian sizes, then the bytes."""
+    data = gzip.decompress(path.read_bytes())
+    if data[:3] != b"\x00\x00\x08":
+        raise ValueError(f"{path}: not an IDX file of unsigned bytes")
+    ndim = data[3]
+    shape = tuple(int.from_bytes(data[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim))
+    return shape, data[4 + 4 * ndim:]
+
+
+def load_split(folder: Path, prefix: str) -> tuple[array.array, array.array]:
+    """The images (flat bytes, 784 per image) and labels of one split: prefix "train" or "t10k"."""
+    _, images = read_idx(folder / f"{prefix}-images-idx3-ubyte.gz")
+    _, labels = read_idx(folder / f"{prefix}-labels-idx1-ubyte.gz")
+    return array.array("B", images), array.array("B", labels)
+
+
+def build_graph() -> dict:
+    """The TF1 graph: uint8 pixels -> [0, 1] floats -> dense 128 ReLU -> dense 10 logits; loss, Adam, accuracy."""
+    tf.disable_v2_behavior()
+    tf.reset_default_graph()
+    tf.set_random_seed(SEED)
+    pixels = tf.placeholder(tf.uint8, [None, SIZES[0]], name="pixels")
+    labels = tf.placeholder(tf.int32, [None], name="labels")
+    hidden = tf.cast(pixels, tf.float32) / 255.0
+    for layer in range(len(SIZES) - 1):
+        fan_in, fan_out = SIZES[layer], SIZES[layer + 1]
+        limit = (6.0 / (fan_in + fan_out)) ** 0.5            # Glorot uniform, as tf.layers.dense would use
+        weights = tf.Variable(tf.random_uniform([fan_in, fan_out], -limit, limit), name=f"w{layer}")
+        biases = tf.Variable(tf.zeros([fan_out]), name=f"b{layer}")
+        hidden = tf.matmul(hidden, weights) + biases
+        if layer < len(SIZES) - 2:
+            hidden = tf.nn.relu(hidden)
+    logits = hidden
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    train_op = tf.train.AdamOptimizer(LEARNING_RATE).minimize(loss)
+    correct = tf.equal(tf.argmax(logits, 1, output_type=tf.int32), labels)
+    accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+    return {"pixels": pixels, "labels": labels, "loss": loss, "train_op": train_op, "accuracy": accuracy,
+            "probabilities": tf.nn.softmax(logits)}
+
+
+def as_batch(images: array.array, labels: array.array, indices: list[int]) -> tuple[CArray, CArray]:
+    """The images and labels at `indices` as a [n, 784] uint8 CArray and a [n] int32 CArray."""
+    size = SIZES[0]
+    rows = array.array("B")
+    for i in indices:
+        rows.extend(images[i * size:(i + 1) * size])
+    return (CArray(rows, (len(indices), size), tf.uint8),
+            CArray(array.array("i", (labels[i] for i in indices)), (len(indices),), tf.int32))
+
+
+class MnistDemo:
+    """The trained-in-chunks state the worker keeps: data, graph, session, and where training stands."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        folder = folder or sample_folder()
+        self.train_images, self.train_labels = load_split(folder, "train")
+        self.test_images, self.test_labels = load_split(folder, "t10k")
+        self.model = build_graph()
+        self.session = tf.Session()
+        self.session.run(tf.global_variables_initializer())
+        self.random = random.Random(SEED)
+        self.order: list[int] = []
+        self.step = 0
+        self.steps = EPOCHS * len(self.train_labels) // BATCH
+
+    def info(self) -> dict:
+        return {"sizes": SIZES, "batch": BATCH, "learning_rate": LEARNING_RATE, "steps": self.steps,
+                "train_examples": len(self.train_labels), "test_examples": len(self.test_labels)}
+
+    def next_indices(self) -> list[int]:
+        """The next BATCH example indices, reshuffling the training set at the start of every epoch."""
+        if len(self.order) < BATCH:
+            self.order = list(range(len(self.train_labels)))
+            self.random.shuffle(self.order)
+        batch, self.order = self.order[:BATCH], self.order[BATCH:]
+        return batch
+
+    def train_chunk(self, count: int) -> dict:
+        """Runs up to `count` training steps; the chunk's mean loss and batch accuracy, and its speed."""
+        model, losses, accuracies = self.model, [], []
+        started = time.perf_counter()
+        for _ in range(min(count, self.steps - self.step)):
+            images, labels = as_batch(self.train_images, self.train_labels, self.next_indices())
+            _, loss, accuracy = self.session.run([model["train_op"], model["loss"], model["accuracy"]],
+                                                 {model["pixels"]: images, model["labels"]: labels})
+            losses.append(float(loss))
+            accuracies.append(float(accuracy))
+            self.step += 1
+        seconds = time.perf_counter() - started
+        done = len(losses)
+        return {"step": self.step, "steps": self.steps, "loss": sum(losses) / max(done, 1),
+                "accuracy": sum(accuracies) / max(done, 1), "steps_per_second": done / max(seconds, 1e-9)}
+
+    def test_accuracy(self, chunk: int = 500) -> float:
+        """The fraction of the test images classified right."""
+        correct, total = 0.0, len(self.test_labels)
+        for start in range(0, total, chunk):
+            indices = list(range(start, min(start + chunk, total)))
+            images, labels = as_batch(self.test_images, self.test_labels, indices)
+            feed = {self.model["pixels"]: images, self.model["labels"]: labels}
+            value = self.session.run(self.model["accuracy"], feed)
+            correct += float(value) * len(indices)
+        return correct / total
+
+    def predict(self, pixels: list[float]) -> list[float]:
+        """The 10 class probabilities of one drawn digit (784 numbers in [0, 1], row-major 28x28)."""
+        if len(pixels) != SIZES[0]:
+            raise ValueError(f"predict needs {SIZES[0]} pixels (28x28), got {len(pixels)}")
+        data = array.array("B", (min(255, max(0, round(float(p) * 255))) for p in pixels))
+        image = CArray(data, (1, SIZES[0]), tf.uint8)
+        value = self.session.run(self.model["probabilities"], {self.model["pixels"]: image})
+        return [float(p) for p in value.tolist()[0]]
+
+    def time_steps(self, count: int) -> float:
+        """Milliseconds per training step over `count` steps on one fixed batch (the benchmark's figure)."""
+        images, labels = as_batch(self.train_images, self.train_labels, list(range(BATCH)))
+        feed = {self.model["pixels"]: images, self.model["labels"]: labels}
+        self.session.run(self.model["train_op"], feed)   # warm-up
+        started = time.perf_counter()
+        for _ in range(count):
+            self.session.run([self.model["train_op"], self.model["loss"]], feed)
+        return (time.perf_counter() - started) * 1e3 / count

@@ -1,0 +1,79 @@
+// The demo's Web Worker: all Python runs here, so the page stays responsive while webflow trains.
+//
+// Boot: Pyodide from ../pyodide/ (the offline distribution `make site` builds: no CDN), then webflow's
+// wheel from ../wheels/ (its file name is in ../wheels/index.json) installed with loadPackage, then
+// mnist_model.py (readable Python beside this file) run to build the TF1 graph on the MNIST sample
+// shipped in the wheel. Messages, page -> worker: {type: "train"}, {type: "predict", id, pixels},
+// {type: "time_steps", count}. Worker -> page: "status", "ready", "progress", "trained",
+// "prediction", "timing" and "error" (each carries what its name says; see mnist.js).
+import { loadPyodide } from "../pyodide/pyodide.mjs";
+
+const CHUNK_STEPS = 20;  // training steps per Python call; the worker reports progress between chunks
+const post = (type, fields = {}) => self.postMessage({ type, ...fields });
+const since = (start) => Math.round(performance.now() - start);
+let demo = null;        // the Python MnistDemo object
+let training = false;
+const queue = [];       // messages that arrived before the model was ready
+
+async function boot() {
+  const start = performance.now();
+  post("status", { text: "Starting Python (Pyodide)…" });
+  const base = new URL("../", self.location.href).href;
+  const pyodide = await loadPyodide({ indexURL: `${base}pyodide/`, stdout: (line) => console.log(line),
+                                      stderr: (line) => console.warn(line) });
+  const bootMs = since(start);
+  post("status", { text: "Installing webflow…" });
+  const index = await (await fetch(`${base}wheels/index.json`)).json();
+  await pyodide.loadPackage(`${base}wheels/${index.webflow}`, { messageCallback: () => {} });
+  const installMs = since(start) - bootMs;
+  post("status", { text: "Reading the MNIST sample and building the graph…" });
+  const source = await (await fetch(new URL("mnist_model.py", self.location.href))).text();
+  pyodide.runPython(source);
+  demo = pyodide.runPython("MnistDemo()");
+  const info = demo.info().toJs({ dict_converter: Object.fromEntries });
+  const backend = pyodide.runPython("from webflow.backends import c_library\nc_library.backend_name()");
+  post("ready", { info, backend, python: pyodide.runPython("import sys; sys.version.split()[0]"),
+                  timings: { boot_ms: bootMs, install_ms: installMs, model_ms: since(start) - bootMs - installMs,
+                             total_ms: since(start) } });
+  while (queue.length) await handle(queue.shift());
+}
+
+const pause = () => new Promise((resolve) => setTimeout(resolve, 0));  // lets "predict" messages in
+
+async function train() {
+  if (training) return;
+  training = true;
+  const start = performance.now();
+  for (;;) {
+    const chunk = demo.train_chunk(CHUNK_STEPS).toJs({ dict_converter: Object.fromEntries });
+    post("progress", chunk);
+    if (chunk.step >= chunk.steps) break;
+    await pause();
+  }
+  const trainMs = since(start);
+  const accuracy = demo.test_accuracy();
+  post("trained", { accuracy, train_ms: trainMs, evaluate_ms: since(start) - trainMs });
+  training = false;
+}
+
+async function handle(message) {
+  const { type } = message;
+  if (type === "train") await train();
+  else if (type === "predict") {
+    const probabilities = demo.predict(Array.from(message.pixels)).toJs();
+    post("prediction", { id: message.id, probabilities });
+  } else if (type === "time_steps") {
+    post("timing", { ms_per_step: demo.time_steps(message.count || 20), count: message.count || 20 });
+  } else throw new Error(`unknown message type ${type}`);
+}
+
+self.onmessage = async (event) => {
+  try {
+    if (demo === null) queue.push(event.data);
+    else await handle(event.data);
+  } catch (error) {
+    post("error", { message: String(error && error.message ? error.message : error) });
+  }
+};
+
+boot().catch((error) => post("error", { message: `start-up failed: ${error && error.message ? error.message : error}` }));

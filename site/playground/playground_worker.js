@@ -1,0 +1,56 @@
+// The playground's Web Worker: Python runs here, so the page stays responsive while a program runs.
+//
+// Boot: Pyodide from ../pyodide/ (the offline distribution `make site` builds: no CDN), webflow's wheel
+// from ../wheels/ (its file name is in ../wheels/index.json) installed with loadPackage, then
+// playground_runner.py (beside this file) run once in its own namespace; its run_program(source) runs one
+// program and answers with a JSON string (the program's output, the explanation of an error, the graph
+// document). Messages, page -> worker: {type: "run", id, source}. Worker -> page: "status" {text},
+// "ready" {python, backend, timings}, "result" {id, answer (the JSON string), ms}, "error" {message}.
+import { loadPyodide } from "../pyodide/pyodide.mjs";
+
+const post = (type, fields = {}) => self.postMessage({ type, ...fields });
+const since = (start) => Math.round(performance.now() - start);
+let runProgram = null;  // the Python function run_program(source) -> str
+const queue = [];       // "run" messages that arrived before Python was ready
+
+async function boot() {
+  const start = performance.now();
+  post("status", { text: "Starting Python (Pyodide)…" });
+  const base = new URL("../", self.location.href).href;
+  // A program's prints are captured by the runner; anything else Python writes goes to the console.
+  const pyodide = await loadPyodide({ indexURL: `${base}pyodide/`, stdout: (line) => console.log(line),
+                                      stderr: (line) => console.warn(line) });
+  const bootMs = since(start);
+  post("status", { text: "Installing webflow…" });
+  const index = await (await fetch(`${base}wheels/index.json`)).json();
+  await pyodide.loadPackage(`${base}wheels/${index.webflow}`, { messageCallback: () => {} });
+  const installMs = since(start) - bootMs;
+  post("status", { text: "Importing webflow…" });
+  const source = await (await fetch(new URL("playground_runner.py", self.location.href))).text();
+  const namespace = pyodide.globals.get("dict")();
+  pyodide.runPython(source, { globals: namespace, filename: "playground_runner.py" });
+  runProgram = namespace.get("run_program");
+  const backend = pyodide.runPython("from webflow.backends import c_library\nc_library.backend_name()");
+  post("ready", { python: pyodide.runPython("import sys; sys.version.split()[0]"), backend,
+                  timings: { boot_ms: bootMs, install_ms: installMs, import_ms: since(start) - bootMs - installMs,
+                             total_ms: since(start) } });
+  while (queue.length) handle(queue.shift());
+}
+
+function handle(message) {
+  if (message.type !== "run") throw new Error(`unknown message type ${message.type}`);
+  const start = performance.now();
+  const answer = runProgram(message.source);   // a JSON string: parsed by the page
+  post("result", { id: message.id, answer, ms: since(start) });
+}
+
+self.onmessage = (event) => {
+  try {
+    if (runProgram === null) queue.push(event.data);
+    else handle(event.data);
+  } catch (error) {
+    post("error", { message: String(error && error.message ? error.message : error) });
+  }
+};
+
+boot().catch((error) => post("error", { message: `start-up failed: ${error && error.message ? error.message : error}` }));

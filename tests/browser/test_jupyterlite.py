@@ -1,0 +1,85 @@
+"""The lessons' JupyterLite site in Chromium, offline: JupyterLab boots, the Pyodide kernel starts, the lessons run.
+
+Serves the built site (site/_build/lite, from `make site` or site/build_lite.py) on 127.0.0.1, opens
+each lesson in JupyterLab, waits for the kernel's Idle status (typing earlier loses keys, PLATFORM.md), runs
+every cell (Run → Run All Cells) and checks, in the page, that webflow computed what the lesson derives by
+hand (`22.0` from `sess.run(f)`, the `[?, 2]` placeholder rows) and that no cell raised — so every
+`assert` of the lesson held inside Pyodide, without NumPy, with `import webflow` loaded from the site's
+own Pyodide lock. Every request the browser makes is recorded (tests/browser/chromium.py); any that leaves the origin
+fails the test (and is aborted, so a leak cannot hang it).
+Prints the time from page load to the first cell output. Skips (fails under WEBFLOW_REQUIRE_BROWSER=1)
+without Chromium, Playwright or the built site.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+from conftest import require_or_skip
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from chromium import chromium_page, unavailable_reason  # noqa: E402
+from static_server import serve  # noqa: E402
+
+SITE = os.environ.get("WEBFLOW_LITE_SITE", os.path.join(HERE, "..", "..", "site", "_build", "lite"))
+BOOT_TIMEOUT_MS = 240_000  # the kernel loads ~18 MB of Pyodide, ipython and jedi; slow on a busy machine
+RUN_TIMEOUT_MS = 300_000
+# What each lesson prints that only a correct run prints (values derived by hand in its prose).
+EXPECTED = {
+    "01_session_run.ipynb": ["add_2:0 is output 0 of the operation add_2 of type AddV2", "22.0",
+                             "[[1.0, 4.0], [3.0, 8.0], [5.0, 12.0]]",
+                             "You must feed a value for placeholder tensor 'x'"],  # InvalidArgumentError, caught
+    "02_variables_and_gradients.ipynb": ["graph:   [-27.5, -9.5]", "by hand: [-27.5, -9.5]", "-27.5 -9.5"],
+    "03_mnist_softmax.ipynb": ["labels of the first ten images: [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]", "epoch 5: test loss"],
+}
+# A traceback is rendered as stderr text (application/vnd.jupyter.stderr): any stderr output counts as a failure.
+ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
+# Done when every code cell shows an execution count ([n]: not [*]: or [ ]:), or as soon as a cell shows an error.
+LESSON_DONE = """(errorSelector) => {
+    const notebook = document.querySelector('.jp-Notebook');
+    if (notebook.querySelector(errorSelector) !== null) return true;
+    const prompts = [...notebook.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
+    return prompts.length > 0 && prompts.every(prompt => /\\[\\d+\\]/.test(prompt.innerText));
+}"""
+
+
+@pytest.mark.parametrize("lesson", sorted(EXPECTED))
+def test_lesson_runs_in_jupyterlite_offline(lesson: str) -> None:
+    if not os.path.exists(os.path.join(SITE, "lab", "index.html")):
+        require_or_skip(f"JupyterLite site not built at {SITE}: run `make site` (or python site/build_lite.py WHEEL)")
+    reason = unavailable_reason()
+    if reason:
+        require_or_skip(reason)
+
+    with serve(SITE) as origin, chromium_page(origin) as (page, log):
+        try:
+            started = time.perf_counter()
+            page.goto(f"{origin}/lab/index.html?path={lesson}", timeout=BOOT_TIMEOUT_MS)
+            page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=BOOT_TIMEOUT_MS)
+            opened = time.perf_counter() - started
+            page.wait_for_selector('.jp-Notebook-ExecutionIndicator[data-status="idle"]', timeout=BOOT_TIMEOUT_MS)
+            idle = time.perf_counter() - started
+            page.click(".jp-Notebook .jp-CodeCell .cm-content")  # focus the notebook
+            page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+            page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+            page.wait_for_selector(".jp-OutputArea-output", timeout=RUN_TIMEOUT_MS)
+            first_output = time.perf_counter() - started
+            page.wait_for_function(LESSON_DONE, arg=ERROR_OUTPUT, timeout=RUN_TIMEOUT_MS)
+            finished = time.perf_counter() - started
+            text = page.inner_text(".jp-Notebook")
+            errors = [element.inner_text()
+                      for element in page.query_selector_all(ERROR_OUTPUT)]
+        except Exception:
+            print("\n".join(log.console[-60:]))
+            raise
+
+    print(f"\nJupyterLite: notebook shown {opened:.1f} s, kernel idle {idle:.1f} s, first output "
+          f"{first_output:.1f} s, {lesson} done {finished:.1f} s after page load; {len(log.urls)} requests")
+    assert not log.foreign, f"requests left {origin}: {log.foreign}"
+    assert not errors, f"a lesson cell raised in the browser: {errors}"
+    for expected in EXPECTED[lesson]:
+        assert expected in text, (expected, text[-3000:])

@@ -1,0 +1,124 @@
+"""C kernel adapters for the activations beyond relu, their *Grad ops, and the rounding / classifying unary ops.
+
+Each adapter has its NumPy kernel's signature (ops/nn_activation_ops.py, ops/unary_math_ops.py) and calls
+webflow/wasm/activations.c. NumPy's own loops are as fast and cost no ctypes call, so with NumPy these run
+only when a C backend is forced (min_size None); without NumPy (Pyodide) they run at every size.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webflow.backends import c_activations
+from webflow.backends.c_kernels import (
+    FLOATS,
+    NUMBERS,
+    Unsupported,
+    c_kernel,
+    contiguous,
+    empty,
+    empty_like,
+    fn,
+    ptr,
+    suffix,
+)
+from webflow.framework import dtypes
+
+
+def _unary(stem: str, allowed: tuple) -> Any:
+    def adapter(x: Any) -> Any:
+        c_suffix = suffix(x, allowed)
+        x = contiguous(x)
+        y = empty_like(x)
+        fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), x.size)
+        return y
+
+    adapter.__name__ = f"c_{stem}"
+    adapter.__doc__ = f"wf_{stem}_<t>: y = {stem}(x) elementwise."
+    return adapter
+
+
+def _grad(stem: str, allowed: tuple) -> Any:
+    def adapter(gradients: Any, saved: Any) -> Any:
+        c_suffix = suffix(gradients, allowed)
+        if saved.shape != gradients.shape or saved.dtype != gradients.dtype:
+            raise Unsupported("shapes")  # the NumPy kernel broadcasts or raises
+        gradients, saved = contiguous(gradients), contiguous(saved)
+        out = empty_like(gradients)
+        fn(f"wf_{stem}_{c_suffix}")(ptr(gradients), ptr(saved), ptr(out), out.size)
+        return out
+
+    adapter.__name__ = f"c_{stem}"
+    adapter.__doc__ = f"wf_{stem}_<t>: backprops of {stem.removesuffix('_grad')}, elementwise."
+    return adapter
+
+
+for _op, _stem in (("Elu", "elu"), ("Selu", "selu"), ("Softplus", "softplus"), ("Softsign", "softsign"),
+                   ("Floor", "floor"), ("Ceil", "ceil")):
+    c_kernel(_op, dtypes=FLOATS, min_size=None)(_unary(_stem, FLOATS))
+for _op, _stem in (("Relu6", "relu6"), ("Sign", "sign")):
+    c_kernel(_op, dtypes=NUMBERS, min_size=None)(_unary(_stem, NUMBERS))
+for _op, _stem in (("EluGrad", "elu_grad"), ("SeluGrad", "selu_grad"), ("SoftplusGrad", "softplus_grad"),
+                   ("SoftsignGrad", "softsign_grad")):
+    c_kernel(_op, dtypes=FLOATS, min_size=None)(_grad(_stem, FLOATS))
+c_kernel("Relu6Grad", dtypes=NUMBERS, min_size=None)(_grad("relu6_grad", NUMBERS))
+
+
+@c_kernel("Round", dtypes=NUMBERS, min_size=None)
+def round_(x: Any) -> Any:
+    """wf_round_<t>: y = x rounded half to even (integers come back as they are)."""
+    if x.dtype.name in ("int32", "int64"):
+        return x
+    c_suffix = suffix(x)
+    x = contiguous(x)
+    y = empty_like(x)
+    fn(f"wf_round_{c_suffix}")(ptr(x), ptr(y), x.size)
+    return y
+
+
+def _attr_float(alpha: float) -> float:
+    """alpha as TensorFlow's kernel sees it: a float32 attr (then widened to the input's dtype)."""
+    import array
+
+    return array.array("f", [alpha])[0]
+
+
+@c_kernel("LeakyRelu", dtypes=FLOATS, min_size=None)
+def leaky_relu(features: Any, *, alpha: float = 0.2) -> Any:
+    """wf_leaky_relu_<t>: y = x where x > 0, else alpha x."""
+    c_suffix = suffix(features)
+    features = contiguous(features)
+    y = empty_like(features)
+    fn(f"wf_leaky_relu_{c_suffix}")(ptr(features), ptr(y), features.size, _attr_float(alpha))
+    return y
+
+
+@c_kernel("LeakyReluGrad", dtypes=FLOATS, min_size=None)
+def leaky_relu_grad(gradients: Any, features: Any, *, alpha: float = 0.2) -> Any:
+    """wf_leaky_relu_grad_<t>: backprops = gradients where features > 0, else alpha gradients."""
+    c_suffix = suffix(gradients)
+    if features.shape != gradients.shape or features.dtype != gradients.dtype:
+        raise Unsupported("shapes")
+    gradients, features = contiguous(gradients), contiguous(features)
+    out = empty_like(gradients)
+    fn(f"wf_leaky_relu_grad_{c_suffix}")(ptr(gradients), ptr(features), ptr(out), out.size, _attr_float(alpha))
+    return out
+
+
+def _classify(stem: str) -> Any:
+    def adapter(x: Any) -> Any:
+        c_suffix = suffix(x)
+        x = contiguous(x)
+        y = empty(x.shape, dtypes.bool)
+        fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), x.size)
+        return y
+
+    adapter.__name__ = f"c_{stem}"
+    adapter.__doc__ = f"wf_{stem}_<t>: y = {stem}(x) elementwise (bool)."
+    return adapter
+
+
+for _op, _stem in (("IsNan", "is_nan"), ("IsInf", "is_inf"), ("IsFinite", "is_finite")):
+    c_kernel(_op, dtypes=FLOATS, min_size=None)(_classify(_stem))
+
+__all__ = ["c_activations"]

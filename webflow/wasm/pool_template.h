@@ -1,0 +1,176 @@
+/* pool_template.h: the pooling bodies, included by pool.c once per element type (float, double).
+ *
+ * The includer defines REAL, VEC (with IVEC, the integer vector its comparisons give), LANES, VLOAD,
+ * VSTORE, VSPLAT, NEG_INF and NAME(x) (x with the type suffix), and before the first include the
+ * type-independent helpers valid_pool, window and GRAD_CHANNELS. The semantics are at the top of pool.c.
+ */
+
+/* Lane-wise max that keeps `a` unless `b` is strictly greater (bit select on the comparison mask). */
+static inline VEC NAME(max_v)(VEC a, VEC b) {
+    IVEC take_b = b > a;
+    return (VEC)(((IVEC)b & take_b) | ((IVEC)a & ~take_b));
+}
+
+WF_EXPORT int NAME(wf_max_pool)(const wf_conv2d_shape *s, const REAL *input, REAL *output) {
+    if (!valid_pool(s)) return WF_BAD_ARGUMENT;
+    const wf_size C = s->in_channels, L = LANES;
+    for (wf_size n = 0; n < s->batch; ++n) {
+        const REAL *image = input + n * s->in_height * s->in_width * C;
+        for (wf_size oh = 0; oh < s->out_height; ++oh) {
+            for (wf_size ow = 0; ow < s->out_width; ++ow) {
+                REAL *out = output + ((n * s->out_height + oh) * s->out_width + ow) * C;
+                wf_size h0, h1, w0, w1, c = 0;
+                window(s, oh, ow, &h0, &h1, &w0, &w1);
+                for (; c + L <= C; c += L) {
+                    VEC best = VSPLAT(NEG_INF);
+                    for (wf_size h = h0; h < h1; ++h) {
+                        for (wf_size w = w0; w < w1; ++w) {
+                            best = NAME(max_v)(best, VLOAD(image + (h * s->in_width + w) * C + c));
+                        }
+                    }
+                    VSTORE(out + c, best);
+                }
+                for (; c < C; ++c) {
+                    REAL best = NEG_INF;
+                    for (wf_size h = h0; h < h1; ++h) {
+                        for (wf_size w = w0; w < w1; ++w) {
+                            REAL v = image[(h * s->in_width + w) * C + c];
+                            best = v > best ? v : best;
+                        }
+                    }
+                    out[c] = best;
+                }
+            }
+        }
+    }
+    return WF_OK;
+}
+
+/* For channels [c0, c0 + width) of output pixel (oh, ow) of image `image`: where[c] = the offset (from
+ * the image start) of the window's first maximal cell, or -1 for an empty window. Strictly greater:
+ * ties keep the earlier position; the first in-bounds value is always taken (even -inf or NaN), as
+ * TensorFlow's kernel. Shared by MaxPoolGrad and MaxPoolGradGrad so they route through the same cells. */
+static void NAME(first_max)(const wf_conv2d_shape *s, const REAL *image, wf_size oh, wf_size ow, wf_size c0,
+                            wf_size width, wf_size *where) {
+    const wf_size C = s->in_channels;
+    REAL best[GRAD_CHANNELS];
+    wf_size h0, h1, w0, w1;
+    window(s, oh, ow, &h0, &h1, &w0, &w1);
+    for (wf_size c = 0; c < width; ++c) where[c] = -1;
+    for (wf_size h = h0; h < h1; ++h) {
+        for (wf_size w = w0; w < w1; ++w) {
+            wf_size at = (h * s->in_width + w) * C + c0;
+            for (wf_size c = 0; c < width; ++c) {
+                if (where[c] < 0 || image[at + c] > best[c]) {
+                    best[c] = image[at + c];
+                    where[c] = at + c;
+                }
+            }
+        }
+    }
+}
+
+WF_EXPORT int NAME(wf_max_pool_grad)(const wf_conv2d_shape *s, const REAL *input, const REAL *output_grad,
+                                     REAL *input_grad) {
+    if (!valid_pool(s)) return WF_BAD_ARGUMENT;
+    const wf_size C = s->in_channels, plane = s->in_height * s->in_width * C;
+    NAME(wf_zero)(input_grad, s->batch * plane);
+    wf_size where[GRAD_CHANNELS];
+    for (wf_size n = 0; n < s->batch; ++n) {
+        const REAL *image = input + n * plane;
+        REAL *grad = input_grad + n * plane;
+        for (wf_size oh = 0; oh < s->out_height; ++oh) {
+            for (wf_size ow = 0; ow < s->out_width; ++ow) {
+                const REAL *g = output_grad + ((n * s->out_height + oh) * s->out_width + ow) * C;
+                for (wf_size c0 = 0; c0 < C; c0 += GRAD_CHANNELS) {
+                    wf_size width = WF_MIN(GRAD_CHANNELS, C - c0);
+                    NAME(first_max)(s, image, oh, ow, c0, width, where);
+                    for (wf_size c = 0; c < width; ++c) {
+                        if (where[c] >= 0) grad[where[c]] += g[c0 + c];
+                    }
+                }
+            }
+        }
+    }
+    return WF_OK;
+}
+
+/* MaxPoolGradGrad: output[window] = input_grad_grad[the window's first maximal cell] (0 for an empty
+ * window); input_grad_grad has the input's shape, output the pooled shape. */
+WF_EXPORT int NAME(wf_max_pool_grad_grad)(const wf_conv2d_shape *s, const REAL *input, const REAL *grad,
+                                          REAL *output) {
+    if (!valid_pool(s)) return WF_BAD_ARGUMENT;
+    const wf_size C = s->in_channels, plane = s->in_height * s->in_width * C;
+    wf_size where[GRAD_CHANNELS];
+    for (wf_size n = 0; n < s->batch; ++n) {
+        const REAL *image = input + n * plane, *g = grad + n * plane;
+        for (wf_size oh = 0; oh < s->out_height; ++oh) {
+            for (wf_size ow = 0; ow < s->out_width; ++ow) {
+                REAL *out = output + ((n * s->out_height + oh) * s->out_width + ow) * C;
+                for (wf_size c0 = 0; c0 < C; c0 += GRAD_CHANNELS) {
+                    wf_size width = WF_MIN(GRAD_CHANNELS, C - c0);
+                    NAME(first_max)(s, image, oh, ow, c0, width, where);
+                    for (wf_size c = 0; c < width; ++c) out[c0 + c] = where[c] >= 0 ? g[where[c]] : (REAL)0;
+                }
+            }
+        }
+    }
+    return WF_OK;
+}
+
+WF_EXPORT int NAME(wf_avg_pool)(const wf_conv2d_shape *s, const REAL *input, REAL *output) {
+    if (!valid_pool(s)) return WF_BAD_ARGUMENT;
+    const wf_size C = s->in_channels, L = LANES;
+    for (wf_size n = 0; n < s->batch; ++n) {
+        const REAL *image = input + n * s->in_height * s->in_width * C;
+        for (wf_size oh = 0; oh < s->out_height; ++oh) {
+            for (wf_size ow = 0; ow < s->out_width; ++ow) {
+                REAL *out = output + ((n * s->out_height + oh) * s->out_width + ow) * C;
+                wf_size h0, h1, w0, w1, c = 0;
+                window(s, oh, ow, &h0, &h1, &w0, &w1);
+                REAL count = (REAL)WF_MAX((h1 - h0) * (w1 - w0), 1);  /* in-bounds pixels only */
+                for (; c + L <= C; c += L) {
+                    VEC sum = {0};
+                    for (wf_size h = h0; h < h1; ++h) {
+                        for (wf_size w = w0; w < w1; ++w) {
+                            sum += VLOAD(image + (h * s->in_width + w) * C + c);
+                        }
+                    }
+                    VSTORE(out + c, sum / count);
+                }
+                for (; c < C; ++c) {
+                    REAL sum = 0;
+                    for (wf_size h = h0; h < h1; ++h) {
+                        for (wf_size w = w0; w < w1; ++w) sum += image[(h * s->in_width + w) * C + c];
+                    }
+                    out[c] = sum / count;
+                }
+            }
+        }
+    }
+    return WF_OK;
+}
+
+WF_EXPORT int NAME(wf_avg_pool_grad)(const wf_conv2d_shape *s, const REAL *output_grad, REAL *input_grad) {
+    if (!valid_pool(s)) return WF_BAD_ARGUMENT;
+    const wf_size C = s->in_channels, plane = s->in_height * s->in_width * C;
+    NAME(wf_zero)(input_grad, s->batch * plane);
+    for (wf_size n = 0; n < s->batch; ++n) {
+        REAL *grad = input_grad + n * plane;
+        for (wf_size oh = 0; oh < s->out_height; ++oh) {
+            for (wf_size ow = 0; ow < s->out_width; ++ow) {
+                const REAL *g = output_grad + ((n * s->out_height + oh) * s->out_width + ow) * C;
+                wf_size h0, h1, w0, w1;
+                window(s, oh, ow, &h0, &h1, &w0, &w1);
+                REAL scale = (REAL)1 / (REAL)WF_MAX((h1 - h0) * (w1 - w0), 1);
+                for (wf_size h = h0; h < h1; ++h) {
+                    for (wf_size w = w0; w < w1; ++w) {
+                        REAL *pixel = grad + (h * s->in_width + w) * C;
+                        for (wf_size c = 0; c < C; ++c) pixel[c] += g[c] * scale;  /* compiler vectorises */
+                    }
+                }
+            }
+        }
+    }
+    return WF_OK;
+}
