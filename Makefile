@@ -60,7 +60,7 @@ demo: $(VENV)/.installed
 	OPENBLAS_NUM_THREADS=1 $(PY) -m webflow.demo $(ARGS)
 
 lint: $(VENV)/.installed
-	$(PY) -m ruff check webflow tests benchmarks
+	$(PY) -m ruff check webflow tests benchmarks tools site
 
 # The wasm side module, rebuilt if a C source changed (exit 1 = no clang/wasm-ld: its tests then skip).
 wasm: $(VENV)/.installed
@@ -71,14 +71,15 @@ pyodide:
 	@if command -v npm >/dev/null; then cd tests/pyodide && npm ci --no-audit --no-fund --loglevel=error; \
 	else echo "npm not found: the wasm-in-Pyodide kernel tests will be skipped"; fi
 
-test: $(VENV)/.installed $(TF_VENV)/.installed lint wasm pyodide
-	WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(DATA)} \
+# WEBFLOW_REQUIRE_BROWSER=1: a missing chromium, npm or built site fails the browser/JupyterLab tests instead of skipping.
+test: $(VENV)/.installed $(TF_VENV)/.installed lint wasm pyodide labext site
+	WEBFLOW_REQUIRE_BROWSER=1 WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(DATA)} \
 		$(PY) -m pytest -q
 
 # The static site (site/README.md): webflow's wheel, offline Pyodide, the MNIST demo page, the JupyterLite
 # lessons, all into site/_build/ (serve: python tests/browser/static_server.py). The browser tests need it.
 .PHONY: site
-site: $(VENV)/.installed
+site: $(VENV)/.installed labext
 	$(PY) site/build.py
 
 # The JupyterLab extension (labextension/, TypeScript, npm): the versions of package-lock.json, then tsc + the

@@ -9,7 +9,10 @@ The steps, in order (each step's folder is replaced, the rest of out_dir is left
 2. pyodide/: the offline Pyodide distribution (site/build_pyodide.py `build(out_dir)`: npm `pyodide`'s
    core files and the pure-Python wheels of its lock, with a rewritten lock). Pages load Pyodide from
    here, never from a CDN.
-3. index.html and demo/: the site's front page and the "Train MNIST in your browser" page (site/demo/).
+3. index.html, demo/ and playground/: the site's front page, the "Train MNIST in your browser" page
+   (site/demo/) and the "Graph playground" (site/playground/, with its examples/ and the graph renderer's
+   standalone bundle labextension/dist/webflow-graph.{js,css}, which `make labext` builds; the build stops
+   at once if it is missing).
 4. lite/: JupyterLite with the lessons (site/build_lite.py `build(out_dir, wheel_path)`), when that file
    exists and --skip-lite is not given.
 Serve it with `python -m http.server -d site/_build -b 127.0.0.1` (or tests/browser/static_server.py).
@@ -30,6 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DEFAULT_OUT = os.path.join(HERE, "_build")
 DEMO_FILES = (".html", ".js", ".css", ".py")   # what site/demo/ ships (not __pycache__ or editor files)
+RENDERER = os.path.join(REPO, "labextension", "dist")   # the JupyterLab extension's renderer for plain pages
+RENDERER_FILES = ("webflow-graph.js", "webflow-graph.css")
 
 
 def _load(path: str, name: str) -> ModuleType:
@@ -65,8 +70,32 @@ def build_pages(out_dir: str) -> None:
             shutil.copy2(os.path.join(HERE, "demo", name), target)
 
 
+def check_renderer() -> None:
+    """The graph playground draws with the labextension's standalone bundle: stop early if it is not built."""
+    missing = [name for name in RENDERER_FILES if not os.path.exists(os.path.join(RENDERER, name))]
+    if missing:
+        raise SystemExit(f"site: the graph renderer bundle is missing ({', '.join(missing)} in {RENDERER}): "
+                         "run `make labext` first (npm builds labextension/dist/)")
+
+
+def build_playground(out_dir: str) -> None:
+    """playground/ (its pages and examples/) plus the renderer bundle beside them."""
+    source, target = os.path.join(HERE, "playground"), os.path.join(out_dir, "playground")
+    if os.path.isdir(target):
+        shutil.rmtree(target)
+
+    def skipped(folder: str, names: list[str]) -> list[str]:   # keep sub-folders (examples/) and page files
+        return [name for name in names if name == "__pycache__"
+                or not (os.path.isdir(os.path.join(folder, name)) or name.endswith(DEMO_FILES))]
+
+    shutil.copytree(source, target, ignore=skipped)
+    for name in RENDERER_FILES:
+        shutil.copy2(os.path.join(RENDERER, name), target)
+
+
 def build(out_dir: str = DEFAULT_OUT, lite: bool = True) -> dict:
     """Builds every part of the site into out_dir; returns {step: seconds}."""
+    check_renderer()
     os.makedirs(out_dir, exist_ok=True)
     seconds, mark = {}, time.perf_counter()
 
@@ -81,6 +110,7 @@ def build(out_dir: str = DEFAULT_OUT, lite: bool = True) -> dict:
     _load(os.path.join(HERE, "build_pyodide.py"), "webflow_site_build_pyodide").build(os.path.join(out_dir, "pyodide"))
     timed("pyodide")
     build_pages(out_dir)
+    build_playground(out_dir)
     timed("pages")
     lite_script = os.path.join(HERE, "build_lite.py")
     if lite and os.path.exists(lite_script):

@@ -9,7 +9,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 
 def require_or_skip(reason: str) -> None:
-    """A missing browser, npm or built artefact skips locally, but fails under `make test` (WEBFLOW_REQUIRE_BROWSER=1)."""
+    """A missing browser, npm or built artefact skips locally; fails under `make test` (WEBFLOW_REQUIRE_BROWSER=1)."""
     if os.environ.get("WEBFLOW_REQUIRE_BROWSER") == "1":
         pytest.fail(reason)
     pytest.skip(reason)

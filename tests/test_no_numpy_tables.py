@@ -25,111 +25,11 @@ RUNNER = os.path.join(ROOT, "tests", "no_numpy_tables.py")
 
 # row id -> why it still needs NumPy
 GAPS: dict[str, str] = {
-    "array:pad_constant": "gradient: imports numpy directly (a lazy `import numpy` in the op's code)",
-    "array:pad_constant_values": "gradient: imports numpy directly (a lazy `import numpy` in the op's code)",
-    "array:pad_reflect": "MirrorPad has no NumPy-free kernel",
-    "array:pad_symmetric": "MirrorPad has no NumPy-free kernel",
-    "array:sequence_mask": "imports numpy directly (a lazy `import numpy` in the op's code)",
-    "array:sequence_mask_float": "imports numpy directly (a lazy `import numpy` in the op's code)",
-    "conv:conv2d_same_s1": "gradient: Conv2D has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:conv2d_valid_s2": "gradient: Conv2D has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:conv2d_same_s3_depth5": "gradient: Conv2D has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:conv2d_valid_s3_depth1": "gradient: Conv2D has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:conv2d_valid_dilation2": "gradient: Conv2D has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:conv2d_same_dilation2_depth4":
-        "gradient: Conv2D has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:conv2d_strides_1x2": "gradient: Conv2D has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:conv2d_explicit_padding": "Conv2D has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:conv2d_nchw": "Conv2D has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:conv2d_int32": "Conv2D has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:convolution_same": "gradient: Conv2D has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:v1_conv2d_filters_keyword":
-        "gradient: Conv2D has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:conv2d_transpose_same_s2":
-        "gradient: Conv2DBackpropInput has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:conv2d_transpose_valid_s3":
-        "gradient: Conv2DBackpropInput has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:backprop_input_same_s1":
-        "gradient: Conv2DBackpropInput has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:backprop_input_valid_s2_depth5":
-        "gradient: Conv2DBackpropInput has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:backprop_input_same_dilation2":
-        "gradient: Conv2DBackpropInput has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:backprop_input_same_s3_depth1":
-        "gradient: Conv2DBackpropInput has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:backprop_filter_same_s1":
-        "gradient: Conv2DBackpropFilter has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:backprop_filter_valid_s3_depth4":
-        "gradient: Conv2DBackpropFilter has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:backprop_filter_valid_dilation2":
-        "gradient: Conv2DBackpropFilter has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:v1_conv2d_backprop_input":
-        "gradient: Conv2DBackpropInput has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "conv:v1_conv2d_backprop_filter":
-        "gradient: Conv2DBackpropFilter has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "core:one_hot_axis0_on_off": "OneHot's pure-Python kernel does the last axis only",
     "indexing:boolean_mask": "the row's build passes a NumPy mask into webflow (test artefact)",
     "indexing:boolean_mask_2d": "the row's build passes a NumPy mask into webflow (test artefact)",
     "indexing:boolean_mask_axis1": "the row's build passes a NumPy mask into webflow (test artefact)",
-    "linalg:diag_part": "DiagPart has no NumPy-free kernel",
-    "linalg:matrix_set_diag": "MatrixSetDiagV3 has no NumPy-free kernel",
-    "linalg:eye": "imports numpy directly (a lazy `import numpy` in the op's code)",
-    "logic:bitwise_operators": "BitwiseAnd has no NumPy-free kernel",
-    "nn:bias_add_nchw": "BiasAdd's pure-Python kernel does NHWC only",
-    "pool:max_pool_2x5x5x3_k2_s2_SAME":
-        "gradient: MaxPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool_1x7x6x2_k3_s2_SAME":
-        "gradient: MaxPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool_2x5x7x2_k3_s3_VALID":
-        "gradient: MaxPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool_1x6x5x3_k2_s1_VALID":
-        "gradient: MaxPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool_2x4x5x1_k1_s3_SAME":
-        "gradient: MaxPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool_1x5x5x2_k3_s1_SAME":
-        "gradient: MaxPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool_3x4x4x2_k2_s2_VALID":
-        "gradient: MaxPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool_1x7x7x1_k2_s3_SAME":
-        "gradient: MaxPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:avg_pool_2x5x5x3_k2_s2_SAME":
-        "gradient: AvgPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:avg_pool_1x7x6x2_k3_s2_SAME":
-        "gradient: AvgPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:avg_pool_2x5x7x2_k3_s3_VALID":
-        "gradient: AvgPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:avg_pool_1x6x5x3_k2_s1_VALID":
-        "gradient: AvgPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:avg_pool_2x4x5x1_k1_s3_SAME":
-        "gradient: AvgPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:avg_pool_1x5x5x2_k3_s1_SAME":
-        "gradient: AvgPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:avg_pool_3x4x4x2_k2_s2_VALID":
-        "gradient: AvgPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:avg_pool_1x7x7x1_k3_s3_SAME":
-        "gradient: AvgPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool_tf1_rect_window":
-        "gradient: MaxPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:avg_pool_tf1_rect_window":
-        "gradient: AvgPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool_nchw": "the NCHW pool wrapper calls ndarray.transpose on the value",
-    "pool:avg_pool_nchw": "the NCHW pool wrapper calls ndarray.transpose on the value",
-    "pool:max_pool_float64": "MaxPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
     "pool:avg_pool_float16": "float16 values need NumPy (no CArray float16)",
     "pool:max_pool_float16": "float16 values need NumPy (no CArray float16)",
-    "pool:max_pool_int32": "MaxPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool1d": "gradient: MaxPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:avg_pool1d": "gradient: AvgPool has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool_grad_op_k3_s2_same":
-        "gradient: MaxPoolGrad has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool_grad_op_k2_s1_valid":
-        "gradient: MaxPoolGrad has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:max_pool_grad_grad_op_k3_s2_same": "MaxPoolGradGrad has no NumPy-free kernel",
-    "pool:max_pool_grad_grad_op_k2_s2_valid": "MaxPoolGradGrad has no NumPy-free kernel",
-    "pool:avg_pool_grad_op_k3_s2_same":
-        "gradient: AvgPoolGrad has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
-    "pool:avg_pool_grad_op_k2_s1_valid":
-        "gradient: AvgPoolGrad has no NumPy-free kernel for these inputs (C: NHWC float32 only)",
 }
 
 ROWS = {row_id(table, case): case for table, case in load_rows()}

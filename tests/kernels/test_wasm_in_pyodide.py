@@ -27,12 +27,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 from kernel_cases_activation import activation_cases  # noqa: E402
 from kernel_cases_dense import dense_cases  # noqa: E402
 from kernel_cases_pointwise import pointwise_cases  # noqa: E402
+from kernel_cases_random import random_cases  # noqa: E402
 from kernel_cases_state import state_cases  # noqa: E402
+from kernel_cases_windows import window_cases  # noqa: E402
 from kernel_jobs import NativeRunner  # noqa: E402
 from pyodide_session import PyodideSession, PyodideUnavailable  # noqa: E402
 
 PACKAGE = os.path.dirname(os.path.abspath(build.__file__)).rsplit(os.sep, 1)[0]   # .../webflow
-CASES = {**dense_cases(), **pointwise_cases(), **state_cases(), **activation_cases()}
+CASES = {**dense_cases(), **pointwise_cases(), **state_cases(), **activation_cases(), **window_cases(),
+         **random_cases()}
 
 
 @pytest.fixture(scope="session")

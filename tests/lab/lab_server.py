@@ -33,8 +33,10 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def jupyterlab_server(root_dir: str, timeout: float = 180.0) -> Iterator[str]:
-    """Start `jupyter lab` serving `root_dir`; yields its URL; stops it (this process only) on exit."""
+def jupyterlab_server(root_dir: str, timeout: float = 180.0, extra_env: dict | None = None) -> Iterator[str]:
+    """Start `jupyter lab` serving `root_dir`; yields its URL; stops it (this process only) on exit.
+
+    extra_env: extra environment variables for the server and so its kernels (e.g. JUPYTER_PATH to a kernelspec)."""
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="wf-lab-") as work:
         extensions = os.path.join(work, "labextensions")
@@ -42,7 +44,7 @@ def jupyterlab_server(root_dir: str, timeout: float = 180.0) -> Iterator[str]:
         os.symlink(BUILT, os.path.join(extensions, "webflow-lab"))
         env = {**os.environ, "JUPYTER_CONFIG_DIR": os.path.join(work, "config"),
                "JUPYTER_RUNTIME_DIR": os.path.join(work, "runtime"),
-               "JUPYTERLAB_WORKSPACES_DIR": os.path.join(work, "ws")}
+               "JUPYTERLAB_WORKSPACES_DIR": os.path.join(work, "ws"), **(extra_env or {})}
         command = [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", f"--ServerApp.port={port}",
                    "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
                    f"--ServerApp.root_dir={root_dir}", f"--LabApp.extra_labextensions_path={extensions}",

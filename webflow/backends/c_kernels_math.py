@@ -155,8 +155,9 @@ def matmul(a: Any, b: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
         raise Unsupported("operands")
     a, b = contiguous(a), contiguous(b)
     m, n, k, k_b = _gemm_args(a, b, transpose_a, transpose_b)
-    if k != k_b:
-        raise Unsupported("inner dimensions")  # the NumPy kernel raises the error
+    if k != k_b:  # TF's run-time message; raised here because without NumPy (Pyodide) no fallback would say it
+        raise ValueError(f"Matrix size-incompatible: In[0]: [{a.shape[0]},{a.shape[1]}], "
+                         f"In[1]: [{b.shape[0]},{b.shape[1]}]")
     out = empty((m, n), a.dtype)
     fn(f"wf_gemm_{c_suffix}")(int(transpose_a), int(transpose_b), m, n, k, 1.0, ptr(a), a.shape[1],
                               ptr(b), b.shape[1], 0.0, ptr(out), n)

@@ -20,6 +20,7 @@ from typing import Any
 from webflow.backends import c_array
 from webflow.backends.c_array import CArray
 from webflow.backends.c_kernels import ADAPTERS, broadcast_shapes, flat_ints
+from webflow.framework.errors import InvalidArgumentError
 
 KERNELS: dict[str, Callable] = {}
 
@@ -138,11 +139,15 @@ def broadcast_to(x: Any, target: Any) -> CArray:
 @python_kernel("OneHot")
 def one_hot(indices: Any, depth: Any, on_value: Any, off_value: Any, *, axis: int, dtype: Any) -> CArray:
     """y[..., j] = on_value where indices[...] == j, else off_value (the new axis last; moved for axis != -1)."""
-    if axis not in (-1, indices.ndim):
-        raise ValueError("one_hot with an axis other than the last needs NumPy here")
     depth, on, off = int(depth), on_value.item(), off_value.item()
     flat = [on if j == i else off for i in flat_ints(indices) for j in range(depth)]
-    return CArray(array.array(c_array.TYPECODES[on_value.dtype.name], flat), indices.shape + (depth,), on_value.dtype)
+    y = CArray(array.array(c_array.TYPECODES[on_value.dtype.name], flat), indices.shape + (depth,), on_value.dtype)
+    if axis in (-1, indices.ndim):
+        return y
+    from webflow.backends.python_kernels_array import transpose  # (that module imports this one)
+
+    rank = indices.ndim  # the new axis, last in y, moves to position `axis`
+    return transpose(y, list(range(axis)) + [rank] + list(range(axis, rank)))
 
 
 # --- arithmetic that the C kernels do -----------------------------------------------------------------
@@ -155,20 +160,28 @@ def add_n(*values: Any, N: int) -> Any:  # noqa: N803 - TensorFlow's attr name
     return total
 
 
+def _channel_axis(data_format: str, rank: int) -> int:
+    """The channel axis: 1 for NC.. formats (rank > 2), else the last."""
+    return 1 if data_format.startswith("NC") and rank > 2 else rank - 1
+
+
 @python_kernel("BiasAdd")
 def bias_add(value: Any, bias: Any, *, data_format: str = "NHWC") -> Any:
-    """y = value + bias along the channel axis (the last one, NHWC)."""
-    if data_format not in ("NHWC", "N...C") and value.ndim > 2:
-        raise ValueError("BiasAdd with data_format NCHW needs NumPy here")
-    return _c("AddV2")(value, bias)
+    """y = value + bias along the channel axis (the last one, or axis 1 for NC.. formats)."""
+    channel = _channel_axis(data_format, value.ndim)
+    if bias.shape[0] != value.shape[channel]:
+        raise InvalidArgumentError(None, None, f"Must provide as many biases as the channel dimension of the input "
+                                               f"tensor: {list(bias.shape)} vs. {list(value.shape)}")
+    shape = [1] * value.ndim
+    shape[channel] = bias.shape[0]  # a [C, 1, 1] bias broadcasts along axis 1 of an NCHW value
+    return _c("AddV2")(value, bias.reshape(shape[channel:]))
 
 
 @python_kernel("BiasAddGrad")
 def bias_add_grad(out_backprop: Any, *, data_format: str = "NHWC") -> Any:
-    """db = sum of the gradient over every axis but the channels (the last, NHWC)."""
-    if data_format not in ("NHWC", "N...C") and out_backprop.ndim > 2:
-        raise ValueError("BiasAddGrad with data_format NCHW needs NumPy here")
-    axes = _vector(list(range(out_backprop.ndim - 1)), "int32")
+    """db = sum of the gradient over every axis but the channel axis."""
+    channel = _channel_axis(data_format, out_backprop.ndim)
+    axes = _vector([i for i in range(out_backprop.ndim) if i != channel], "int32")
     return _c("Sum")(out_backprop, axes, keep_dims=False)
 
 

@@ -1,4 +1,4 @@
-"""Conv2D and its two backprops without NumPy, for every input the NumPy kernels take (used only where NumPy is missing).
+"""Conv2D and its two backprops without NumPy, for every input the NumPy kernels take (only where NumPy is missing).
 
 The C adapters (c_kernels_nn.py) take the common case: NHWC, float32, SAME/VALID. Everything else lands
 here when NumPy is missing (Pyodide): float64 (the gradient checks run in float64), NCHW, EXPLICIT
@@ -20,7 +20,7 @@ from typing import Any
 from webflow.backends import c_array, c_conv  # noqa: F401  (c_conv declares the kernels)
 from webflow.backends.c_array import CArray
 from webflow.backends.c_conv import Conv2DShape
-from webflow.backends.c_kernels import check, fn, flat_ints
+from webflow.backends.c_kernels import check, flat_ints, fn
 from webflow.backends.python_kernels import python_kernel
 from webflow.backends.python_kernels_array import transpose
 

@@ -128,8 +128,8 @@ def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, 
     batch = list(batch_shape or [])
     dtype = dtypes.as_dtype(dtype)
     with op_scope(name or "eye"):
-        ones = constant(np.ones(batch + [min(num_rows, num_columns)], dtype.as_numpy_dtype), name="ones")
-        zeros = constant(np.zeros(batch + [num_rows, num_columns], dtype.as_numpy_dtype), name="zeros")
+        ones = constant(backend_values.full(batch + [min(num_rows, num_columns)], 1, dtype), name="ones")
+        zeros = constant(backend_values.full(batch + [num_rows, num_columns], 0, dtype), name="zeros")
         return matrix_set_diag(zeros, ones)
 
 

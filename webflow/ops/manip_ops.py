@@ -273,7 +273,7 @@ def _pad_grad(op: Any, grad: Any) -> list:
 
 
 def _minus_one_one(paddings: Any) -> Any:
-    return np.array([-1, 1], dtype=paddings.dtype.base_dtype.as_numpy_dtype)
+    return backend_values.vector([-1, 1], paddings.dtype.base_dtype)
 
 
 register_gradient("Pad")(_pad_grad)
@@ -399,13 +399,13 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool, na
     with op_scope(name or "SequenceMask"):
         lengths = convert_to_tensor(lengths)
         if maxlen is None:
-            maxlen = apply_op("Max", [lengths, np.arange(lengths.shape.rank, dtype=np.int32)], {"keep_dims": False}) \
-                if "Max" in _ops() else None
+            axes = backend_values.vector(list(builtins.range(lengths.shape.rank)), dtypes.int32)
+            maxlen = apply_op("Max", [lengths, axes], {"keep_dims": False}) if "Max" in _ops() else None
             if maxlen is None:
                 raise NotImplementedError("sequence_mask without maxlen needs reduce_max (Max op)")
         maxlen = cast(convert_to_tensor(maxlen), lengths.dtype.base_dtype)
-        row = array_ops.range(np.array(0, dtype=lengths.dtype.base_dtype.as_numpy_dtype), maxlen,
-                              np.array(1, dtype=lengths.dtype.base_dtype.as_numpy_dtype))
+        index_type = lengths.dtype.base_dtype
+        row = array_ops.range(backend_values.scalar(0, index_type), maxlen, backend_values.scalar(1, index_type))
         mask = less(row, expand_dims(lengths, -1))
         return mask if dtypes.as_dtype(dtype) is dtypes.bool else cast(mask, dtype)
 

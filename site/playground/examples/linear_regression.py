@@ -21,6 +21,7 @@ with tf.Session() as sess:
     for step in range(3):
         _, loss_value = sess.run([train, loss], feed_dict={x: xs, y: ys})
         print(f"step {step}: loss = {float(loss_value):.4f}")
-    W_value, b_value = sess.run([W, b])
-    print(f"W = {float(W_value[0][0]):.4f}, b = {float(b_value[0]):.4f}")
+    # The last run is the one the graph view shows: the ops it ran are marked, with their times.
+    W_value, b_value, loss_value = sess.run([W, b, loss], feed_dict={x: xs, y: ys})
+    print(f"W = {float(W_value[0][0]):.4f}, b = {float(b_value[0]):.4f}, loss = {float(loss_value):.4f}")
     print("prediction shape:", prediction.shape)
