@@ -89,3 +89,20 @@ def test_dashboard_throttles_updates() -> None:
     board.close()
     assert [kind for kind, _ in fake.calls] == ["display", "update"]
     assert len(fake.calls[-1][1][MIME_TYPE]["series"]["loss"]) == 50
+
+
+def test_keras_style_callback_feeds_epochs_and_batches() -> None:
+    from webflow.lab import DashboardCallback
+
+    fake = FakeDisplay()
+    callback = DashboardCallback(Dashboard(every=0.0, display=fake), per_batch=True)
+    epoch_logs = [{"loss": 0.9, "val_loss": 1.0, "accuracy": 0.6}, {"loss": 0.5, "val_loss": 0.7, "accuracy": 0.8}]
+    callback.on_train_begin()  # hooks with nothing to do exist, as Keras calls them all
+    for epoch, logs in enumerate(epoch_logs):
+        for batch in range(2):
+            callback.on_train_batch_end(batch, {"batch_loss": logs["loss"] + batch})
+        callback.on_epoch_end(epoch, logs)
+    callback.on_train_end()
+    series = fake.calls[-1][1][MIME_TYPE]["series"]
+    assert series["val_loss"] == [[epoch, logs["val_loss"]] for epoch, logs in enumerate(epoch_logs)]
+    assert series["batch_loss"] == [[1, 0.9], [2, 1.9], [3, 0.5], [4, 1.5]]  # running batch count on x

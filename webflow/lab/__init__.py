@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.lab import display as _display
-from webflow.lab.dashboard import Dashboard, diagnose
+from webflow.lab.dashboard import Dashboard, DashboardCallback, diagnose
 from webflow.lab.display import LiveOutput, show, summary_text
 from webflow.lab.graph_document import MIME_TYPE, graph_document, node_kind
 from webflow.lab.hooks import disable, enable
@@ -36,4 +36,5 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 __all__ = ["graph_document", "node_kind", "MIME_TYPE", "show", "summary_text", "LiveOutput", "watch", "explain",
            "Explanation", "enable", "disable", "profile", "profile_section", "profile_text", "chrome_trace",
-           "save_chrome_trace", "Dashboard", "diagnose", "load_ipython_extension", "unload_ipython_extension"]
+           "save_chrome_trace", "Dashboard", "DashboardCallback", "diagnose", "load_ipython_extension",
+           "unload_ipython_extension"]

@@ -137,4 +137,48 @@ class Dashboard:
         return {MIME_TYPE: self.document(), "text/plain": self.text()}
 
 
-__all__ = ["Dashboard", "diagnose", "MIME_TYPE"]
+class DashboardCallback:
+    """Feeds a Dashboard from a Keras-style training loop: `model.fit(..., callbacks=[DashboardCallback()])`.
+
+    Keras calls these hooks with a `logs` dict ({"loss": ..., "val_loss": ...}); batch logs go in at the
+    running batch count, epoch logs (where the validation metrics appear) at the epoch number.
+    """
+
+    def __init__(self, dashboard: Dashboard | None = None, per_batch: bool = False):
+        self.dashboard = dashboard if dashboard is not None else Dashboard()
+        self.per_batch = per_batch
+        self.model: Any = None
+        self.params: dict = {}
+        self._batches_seen = 0
+
+    def set_model(self, model: Any) -> None:
+        self.model = model
+
+    def set_params(self, params: dict) -> None:
+        self.params = params
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        self._batches_seen += 1
+        if self.per_batch and logs:
+            self.dashboard.log(self._batches_seen, **_scalars(logs))
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        if logs:
+            self.dashboard.log(epoch, **_scalars(logs))
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        self.dashboard.close()
+
+    def __getattr__(self, name: str) -> Any:
+        # The other hooks Keras may call (on_train_begin, on_test_batch_end, ...) have nothing to do here.
+        if name.startswith("on_"):
+            return lambda *args, **kwargs: None
+        raise AttributeError(name)
+
+
+def _scalars(logs: dict) -> dict:
+    return {name: float(value) for name, value in logs.items() if isinstance(value, (int, float))
+            or hasattr(value, "__float__")}
+
+
+__all__ = ["Dashboard", "DashboardCallback", "diagnose", "MIME_TYPE"]
