@@ -94,19 +94,21 @@ def contiguous(array: Any) -> Any:
 
 def ptr(array: Any) -> int:
     """The address of a C-contiguous array's data (what the kernels read or write)."""
-    return array.address() if type(array) is CArray else array.ctypes.data
+    return array.data.buffer_info()[0] if type(array) is CArray else array.ctypes.data  # (CArray.address inlined)
 
 
 def empty(shape: Any, dtype: Any) -> Any:
-    """A new output array of `shape` and `dtype` (a NumPy dtype or a webflow DType) for a kernel to fill."""
+    """A new output array of `shape` and `dtype` (a NumPy dtype or a webflow DType) for a kernel to fill.
+
+    Its elements are undefined (np.empty; a recycled CArray buffer): the kernel must write every one."""
     if not HAVE_NUMPY:
-        return c_array.empty(shape, dtype)
+        return c_array.uninitialized(shape, dtype)
     return np.empty(shape, dtype.as_numpy_dtype if isinstance(dtype, DType) else dtype)
 
 
 def empty_like(array: Any) -> Any:
     if type(array) is CArray:
-        return c_array.empty(array.shape, array.dtype)
+        return c_array.uninitialized(array.shape, array.dtype)
     return np.empty_like(array)
 
 

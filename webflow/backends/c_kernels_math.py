@@ -76,20 +76,53 @@ def broadcast_strides(array: Any, shape: tuple) -> list:
     return strides
 
 
+def _row_major(shape: tuple) -> list:
+    """Element strides of a contiguous array of `shape`."""
+    strides, step = [], 1
+    for dim in reversed(shape):
+        strides.append(step)
+        step *= max(dim, 1)
+    return strides[::-1]
+
+
+def _broadcast_plan(x_shape: tuple, y_shape: tuple) -> tuple:
+    """(output shape, and the C arrays of its shape and of x's and y's broadcast strides) for two shapes.
+
+    Made once per pair of shapes (a training step repeats the same few): computing them on every call
+    cost ~10 us per binary op in Pyodide."""
+    key = (x_shape, y_shape)
+    found = _BROADCAST_PLANS.get(key)
+    if found is None:
+        shape = broadcast_shapes(x_shape, y_shape)
+        if len(_BROADCAST_PLANS) >= 1024:
+            _BROADCAST_PLANS.clear()
+        found = _BROADCAST_PLANS[key] = (shape, size_array(shape), *(
+            size_array(_broadcast_element_strides(s, shape)) for s in (x_shape, y_shape)))
+    return found
+
+
+def _broadcast_element_strides(own: tuple, shape: tuple) -> list:
+    """broadcast_strides for a contiguous array of shape `own` (0 where it is broadcast)."""
+    lead = len(shape) - len(own)
+    return [0] * lead + [0 if size == 1 and dim != 1 else stride
+                         for dim, size, stride in zip(shape[lead:], own, _row_major(own))]
+
+
+_BROADCAST_PLANS: dict[tuple, tuple] = {}
+
+
 def _binary(stem: str, allowed: tuple) -> Any:
     def adapter(x: Any, y: Any) -> Any:
         c_suffix = suffix(x, allowed)
         if y.dtype != x.dtype:
             raise Unsupported("mixed dtypes")
-        shape = broadcast_shapes(x.shape, y.shape)
+        shape, c_shape, x_strides, y_strides = _broadcast_plan(tuple(x.shape), tuple(y.shape))
         if len(shape) > MAX_DIMS:
             raise Unsupported("rank")
         out = empty(shape, x.dtype)
         if out.size:
             x, y = contiguous(x), contiguous(y)
-            status = fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), ptr(out), len(shape), size_array(shape),
-                                                  size_array(broadcast_strides(x, shape)),
-                                                  size_array(broadcast_strides(y, shape)))
+            status = fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), ptr(out), len(shape), c_shape, x_strides, y_strides)
             check(status, stem)
         return out
 

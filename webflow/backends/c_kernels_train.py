@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.backends import c_library, c_optimizers, c_philox  # noqa: F401  (declare the C signatures)
+from webflow.backends.c_array import CArray
 from webflow.backends.c_kernels import (
     FLOATS,
     Unsupported,
@@ -33,10 +34,12 @@ def _states(*arrays: Any) -> tuple:
     c_suffix = suffix(first)
     if any(a.dtype != first.dtype or a.shape != first.shape for a in arrays[1:]):
         raise Unsupported("state shapes")
-    return c_suffix, tuple(contiguous(a) for a in arrays)
+    return c_suffix, arrays
 
 
 def _scalar(value: Any) -> float:
+    if type(value) is CArray and value.shape == ():  # the usual case, without the generic checks
+        return float(value.data[0])
     if ndim(value) != 0:
         raise Unsupported("non-scalar hyper-parameter")
     return float(value)

@@ -16,6 +16,14 @@ class FetchStructure:
         self.tensors: list[Tensor | None] = []
         self.targets: list[Operation] = []
         self._template = self._flatten(fetches)
+        self._signature: tuple | None = None
+
+    def signature(self) -> tuple:
+        """(fetched tensor uids, target op ids): with the fed tensors, what a run's plan depends on."""
+        if self._signature is None:
+            self._signature = (tuple(t._uid for t in self.tensors if t is not None),
+                               tuple(op._id for op in self.targets))
+        return self._signature
 
     def _flatten(self, fetch: Any) -> Any:
         if fetch is None:
