@@ -25,9 +25,6 @@ RUNNER = os.path.join(ROOT, "tests", "no_numpy_tables.py")
 
 # row id -> why it still needs NumPy
 GAPS: dict[str, str] = {
-    "indexing:boolean_mask": "the row's build passes a NumPy mask into webflow (test artefact)",
-    "indexing:boolean_mask_2d": "the row's build passes a NumPy mask into webflow (test artefact)",
-    "indexing:boolean_mask_axis1": "the row's build passes a NumPy mask into webflow (test artefact)",
     "pool:avg_pool_float16": "float16 values need NumPy (no CArray float16)",
     "pool:max_pool_float16": "float16 values need NumPy (no CArray float16)",
 }

@@ -92,7 +92,7 @@ def scatter_add_case(index_dtype: type) -> Case:
 
 # --------------------------------------------------------------------------------------- optimizers
 def optimizers_case(dtype: type) -> Case:
-    """SGD, momentum, Adam (3 in-place steps), Adagrad, RMSProp bit for bit as webflow/ops/training_ops.py."""
+    """SGD, momentum, Adam, Adagrad, RMSProp, centered RMSProp, Adadelta bit for bit as ops/training_ops.py."""
     rng, case = np.random.default_rng(42), Case()
     job, s, x = case.job, SUFFIX[dtype], lambda value: np.asarray(value, dtype)
 
@@ -141,6 +141,28 @@ def optimizers_case(dtype: type) -> Case:
     job.call(f"wf_apply_rmsprop_{s}", job.input(var), job.input(ms), job.input(mom), *hyper, job.input(grad), *outs, 41)
     for out, e in zip(outs, training_ops.rms_prop_update(var, ms, mom, *hyper, grad), strict=True):
         case.check(_equal(out, e))
+    # centered RMSProp and Adadelta updating their state in place for 3 steps (as a training loop does)
+    for n in (0, 7, 41):
+        var, grad_seed = arrays(n, 2)
+        state = [job.output(var)] + [job.output(np.zeros(n, dtype)) for _ in range(3)]
+        reference = (var.copy(),) + tuple(np.zeros(n, dtype) for _ in range(3))
+        hyper = [x(h) for h in (0.01, 0.9, 0.5, 1e-10)]
+        for step in range(1, 4):
+            grad = grad_seed * dtype(step)
+            job.call(f"wf_apply_centeredrmsprop_{s}", *state, *hyper, job.input(grad), *state, n)
+            reference = training_ops.centered_rms_prop_update(*reference, *hyper, grad)
+        for out, e in zip(state, reference, strict=True):
+            case.check(_equal(out, e))
+        var, grad_seed = arrays(n, 2)
+        state = [job.output(var)] + [job.output(np.zeros(n, dtype)) for _ in range(2)]
+        reference = (var.copy(),) + tuple(np.zeros(n, dtype) for _ in range(2))
+        hyper = [x(h) for h in (1.0, 0.95, 1e-6)]
+        for step in range(1, 4):
+            grad = grad_seed * dtype(step)
+            job.call(f"wf_apply_adadelta_{s}", *state, *hyper, job.input(grad), *state, n)
+            reference = training_ops.adadelta_update(*reference, *hyper, grad)
+        for out, e in zip(state, reference, strict=True):
+            case.check(_equal(out, e))
     return case
 
 

@@ -9,7 +9,8 @@ contiguous, so strides are implied by the shape. When NumPy exists, `numpy.asarr
     e = empty((2, 3), dtypes.float32)             # zero-filled
     u = uninitialized((2, 3), dtypes.float32)     # a kernel's output: contents undefined until it writes them
 
-It is deliberately small: indexing, reshape, astype, tolist. Arithmetic belongs to ops, not to storage.
+It is deliberately small: indexing, reshape, astype, tolist, and printing as NumPy does (c_array_print.py).
+Arithmetic belongs to ops, not to storage.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sys
 import threading
 from typing import Any
 
+from webflow.backends import c_array_print
 from webflow.framework import dtypes
 
 # array.array type codes with the right width on every platform we run on (including wasm32).
@@ -163,11 +165,16 @@ class CArray:
 
     __hash__ = None  # type: ignore[assignment]
 
+    # printed exactly as NumPy prints the same values (c_array_print.py): `print(sess.run(w))` looks the same
+    # with or without NumPy
     def __repr__(self) -> str:
-        return f"CArray({self.tolist()!r}, dtype={self.dtype.name})"
+        return c_array_print.array_repr(self)
 
     def __str__(self) -> str:
-        return str(self.tolist())
+        return c_array_print.array_str(self)
+
+    def __format__(self, spec: str) -> str:
+        return c_array_print.array_format(self, spec)
 
 
 # --- making CArrays -----------------------------------------------------------------------------------

@@ -23,6 +23,15 @@ from webflow.backends.c_kernels import (
     suffix,
 )
 from webflow.framework import dtypes
+from webflow.framework.errors import InvalidArgumentError
+
+
+def same_shapes(op_type: str, first: Any, second: Any) -> None:
+    """TF's run-time error for a *Grad op whose two inputs differ in shape (no fallback raises it without NumPy)."""
+    if first.shape != second.shape:
+        raise InvalidArgumentError(None, None, f"Inputs to operation {op_type} of type {op_type} must have the same "
+                                               f"size and shape.  Input 0: [{','.join(map(str, first.shape))}] != "
+                                               f"input 1: [{','.join(map(str, second.shape))}]")
 
 
 def _unary(stem: str, allowed: tuple) -> Any:
@@ -38,11 +47,12 @@ def _unary(stem: str, allowed: tuple) -> Any:
     return adapter
 
 
-def _grad(stem: str, allowed: tuple) -> Any:
+def _grad(stem: str, allowed: tuple, op_type: str = "") -> Any:
     def adapter(gradients: Any, saved: Any) -> Any:
         c_suffix = suffix(gradients, allowed)
-        if saved.shape != gradients.shape or saved.dtype != gradients.dtype:
-            raise Unsupported("shapes")  # the NumPy kernel broadcasts or raises
+        if saved.dtype != gradients.dtype:
+            raise Unsupported("dtypes")
+        same_shapes(op_type, gradients, saved)
         gradients, saved = contiguous(gradients), contiguous(saved)
         out = empty_like(gradients)
         fn(f"wf_{stem}_{c_suffix}")(ptr(gradients), ptr(saved), ptr(out), out.size)
@@ -60,8 +70,8 @@ for _op, _stem in (("Relu6", "relu6"), ("Sign", "sign")):
     c_kernel(_op, dtypes=NUMBERS, min_size=None)(_unary(_stem, NUMBERS))
 for _op, _stem in (("EluGrad", "elu_grad"), ("SeluGrad", "selu_grad"), ("SoftplusGrad", "softplus_grad"),
                    ("SoftsignGrad", "softsign_grad")):
-    c_kernel(_op, dtypes=FLOATS, min_size=None)(_grad(_stem, FLOATS))
-c_kernel("Relu6Grad", dtypes=NUMBERS, min_size=None)(_grad("relu6_grad", NUMBERS))
+    c_kernel(_op, dtypes=FLOATS, min_size=None)(_grad(_stem, FLOATS, _op))
+c_kernel("Relu6Grad", dtypes=NUMBERS, min_size=None)(_grad("relu6_grad", NUMBERS, "Relu6Grad"))
 
 
 @c_kernel("Round", dtypes=NUMBERS, min_size=None)
@@ -97,8 +107,9 @@ def leaky_relu(features: Any, *, alpha: float = 0.2) -> Any:
 def leaky_relu_grad(gradients: Any, features: Any, *, alpha: float = 0.2) -> Any:
     """wf_leaky_relu_grad_<t>: backprops = gradients where features > 0, else alpha gradients."""
     c_suffix = suffix(gradients)
-    if features.shape != gradients.shape or features.dtype != gradients.dtype:
-        raise Unsupported("shapes")
+    if features.dtype != gradients.dtype:
+        raise Unsupported("dtypes")
+    same_shapes("LeakyReluGrad", gradients, features)
     gradients, features = contiguous(gradients), contiguous(features)
     out = empty_like(gradients)
     fn(f"wf_leaky_relu_grad_{c_suffix}")(ptr(gradients), ptr(features), ptr(out), out.size, _attr_float(alpha))

@@ -71,20 +71,28 @@ def select_v2(cond: Any, t: Any, e: Any) -> Any:
     """wf_select_<bits>: out = t where cond else e, all three broadcasting."""
     try:
         shape = broadcast_shapes(cond.shape, t.shape, e.shape)
-    except ValueError:
-        raise Unsupported("shapes") from None  # the NumPy kernel raises the error
+    except ValueError:  # TF's run-time error (without NumPy no fallback kernel would raise it)
+        dims = [f"[{','.join(map(str, a.shape))}]" for a in (cond, t, e)]
+        raise InvalidArgumentError(None, None, f"condition {dims[0]}, then {dims[1]}, and else {dims[2]} must be "
+                                               f"broadcastable") from None
     return _select(cond, t, e, shape)
 
 
 @c_kernel("Select", dtypes=("bool",), min_size=None)
 def select(cond: Any, t: Any, e: Any) -> Any:
     """wf_select_<bits>: out = t where cond else e; a vector cond picks whole rows of t or e."""
+    # the NumPy kernel's (TensorFlow's) messages, raised here: without NumPy no fallback would say them
     if t.shape != e.shape:
-        raise Unsupported("shapes")  # the NumPy kernel raises TensorFlow's message
-    if cond.ndim == 1 and t.ndim > 1 and cond.shape[0] == t.shape[0]:
+        raise InvalidArgumentError(None, None, f"'then' and 'else' must have the same size. but received: "
+                                               f"{list(t.shape)} vs. {list(e.shape)}")
+    if cond.ndim == 1 and t.ndim > 1:
+        if cond.shape[0] != t.shape[0]:
+            raise InvalidArgumentError(None, None, f"Number of batches of 'then' must match size of 'cond', "
+                                                   f"but saw: {cond.shape[0]} vs. {t.shape[0]}")
         cond = contiguous(cond).reshape(cond.shape + (1,) * (t.ndim - 1))
     elif cond.ndim and cond.shape != t.shape:
-        raise Unsupported("shapes")
+        raise InvalidArgumentError(None, None, f"'cond' and 'then' must have the same size. but received: "
+                                               f"{list(cond.shape)} vs. {list(t.shape)}")
     return _select(cond, t, e, tuple(t.shape))
 
 

@@ -27,6 +27,8 @@ from webflow.backends.c_kernels import (
     ptr,
     suffix,
 )
+from webflow.backends.c_kernels_activation import same_shapes
+from webflow.framework.errors import InvalidArgumentError
 
 INTEGER_UNARY = NUMBERS   # neg abs square relu also exist for i32/i64
 
@@ -58,8 +60,9 @@ for _op, _stem, _size in (("Neg", "neg", None), ("Abs", "abs", None), ("Square",
 def relu_grad(gradients: Any, features: Any) -> Any:
     """wf_relu_grad_<t>: backprops = gradients where features > 0, else 0."""
     c_suffix = suffix(gradients, NUMBERS)
-    if gradients.shape != features.shape or features.dtype != gradients.dtype:
-        raise Unsupported("shapes")
+    if features.dtype != gradients.dtype:
+        raise Unsupported("dtypes")
+    same_shapes("ReluGrad", gradients, features)
     gradients, features = contiguous(gradients), contiguous(features)
     out = empty_like(gradients)
     fn(f"wf_relu_grad_{c_suffix}")(ptr(gradients), ptr(features), ptr(out), out.size)
@@ -148,8 +151,10 @@ def _reduce(stem: str, allowed: tuple) -> Any:
         if x.ndim > MAX_DIMS:
             raise Unsupported("rank")
         axis_list = flat_ints(axes)
-        if any(not -x.ndim <= a < x.ndim for a in axis_list):
-            raise Unsupported("axis out of range")  # the NumPy kernel raises TF's error
+        for a in axis_list:  # TF's run-time error (without NumPy no fallback kernel would raise it)
+            if not -max(x.ndim, 1) <= a < max(x.ndim, 1):
+                raise InvalidArgumentError(None, None, f"Invalid reduction dimension ({a} for input with "
+                                                       f"{x.ndim} dimension(s)")
         reduced = {a % x.ndim for a in axis_list}
         kept = [d for i, d in enumerate(x.shape) if i not in reduced]
         x = contiguous(x)
@@ -197,29 +202,56 @@ def matmul(a: Any, b: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
     return out
 
 
+def _dims(shape: tuple) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _batch_offsets(batch: tuple, own: tuple) -> list:
+    """For each entry of the broadcast `batch` (row-major), the index of the matrix it reads in a batch `own`."""
+    own = (1,) * (len(batch) - len(own)) + tuple(own)
+    strides = _broadcast_element_strides(own, batch) if batch else []
+    offsets = [0]
+    for dim, stride in zip(batch, strides):
+        offsets = [o + i * stride for o in offsets for i in range(dim)]
+    return offsets
+
+
 @c_kernel("BatchMatMulV2", dtypes=FLOATS, min_size=None)
 def batch_matmul(x: Any, y: Any, *, adj_x: bool, adj_y: bool) -> Any:
-    """wf_gemm_batched_<t>: C[i] = op(A[i]) op(B[i]); a batch of one is shared (stride 0)."""
+    """wf_gemm_batched_<t>: C[i] = op(A[i]) op(B[i]); a batch of one is shared (stride 0).
+
+    Other batch broadcasting ([2,1] with [1,3]) runs one wf_gemm per output matrix. Bad shapes raise
+    TensorFlow's run-time errors here: without NumPy (Pyodide) no fallback kernel would say them."""
     c_suffix = suffix(x)
     if y.dtype != x.dtype or x.ndim < 2 or y.ndim < 2:
         raise Unsupported("operands")
-    batch_x, batch_y = x.shape[:-2], y.shape[:-2]
-    count_x, count_y = int(prod(batch_x)), int(prod(batch_y))
-    batch = broadcast_shapes(batch_x, batch_y)
-    count = int(prod(batch))
-    if count_x not in (1, count) or count_y not in (1, count) or (batch_x != batch and count_x != 1) \
-            or (batch_y != batch and count_y != 1):
-        raise Unsupported("partial batch broadcasting")
-    x, y = contiguous(x), contiguous(y)
+    batch_x, batch_y = tuple(x.shape[:-2]), tuple(y.shape[:-2])
+    try:
+        batch = broadcast_shapes(batch_x, batch_y)
+    except ValueError:
+        raise InvalidArgumentError(None, None, f"In[0] and In[1] must have compatible batch dimensions: "
+                                               f"{_dims(x.shape)} vs. {_dims(y.shape)}") from None
     m, k = (x.shape[-1], x.shape[-2]) if adj_x else x.shape[-2:]
     k_b, n = (y.shape[-1], y.shape[-2]) if adj_y else y.shape[-2:]
     if k != k_b:
-        raise Unsupported("inner dimensions")
+        raise InvalidArgumentError(None, None, f"Matrix size-incompatible: In[0]: {_dims(x.shape)}, "
+                                               f"In[1]: {_dims(y.shape)}")
+    count_x, count_y, count = int(prod(batch_x)), int(prod(batch_y)), int(prod(batch))
+    x, y = contiguous(x), contiguous(y)
     out = empty(batch + (m, n), x.dtype)
-    if out.size:
+    if not out.size:
+        return out
+    if count_x in (1, count) and count_y in (1, count) and (count_x == 1 or batch_x == batch) \
+            and (count_y == 1 or batch_y == batch):
         fn(f"wf_gemm_batched_{c_suffix}")(
             int(adj_x), int(adj_y), m, n, k, 1.0, ptr(x), x.shape[-1], 0 if count_x == 1 else m * k,
             ptr(y), y.shape[-1], 0 if count_y == 1 else k * n, 0.0, ptr(out), n, m * n, count)
+        return out
+    gemm, size = fn(f"wf_gemm_{c_suffix}"), x.itemsize
+    base_x, base_y, base_out = ptr(x), ptr(y), ptr(out)
+    for i, (a, b) in enumerate(zip(_batch_offsets(batch, batch_x), _batch_offsets(batch, batch_y))):
+        gemm(int(adj_x), int(adj_y), m, n, k, 1.0, base_x + a * m * k * size, x.shape[-1],
+             base_y + b * k * n * size, y.shape[-1], 0.0, base_out + i * m * n * size, n)
     return out
 
 

@@ -7,10 +7,12 @@ raises `Unsupported` and the NumPy kernel runs, which also raises TensorFlow's e
 
 from __future__ import annotations
 
+import array
 import ctypes
 from typing import Any
 
 from webflow.backends import c_gather, c_pool, c_softmax  # noqa: F401  (declare the C signatures)
+from webflow.backends.c_array import CArray
 from webflow.backends.c_conv import Conv2DShape, conv2d_shape
 from webflow.backends.c_kernels import (
     FLOATS,
@@ -28,6 +30,7 @@ from webflow.backends.c_kernels import (
     suffix,
     zeros,
 )
+from webflow.backends.numpy_backend import HAVE_NUMPY, np
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 
@@ -246,8 +249,9 @@ def gather(params: Any, indices: Any, axis: Any, *, batch_dims: int = 0) -> Any:
     if index is None or batch_dims or params.ndim == 0 or params.dtype.name not in _GATHER_TYPES:
         raise Unsupported("arguments")
     axis = int(axis)
-    if not -params.ndim <= axis < params.ndim:
-        raise Unsupported("axis")
+    if not -params.ndim <= axis < params.ndim:  # TF's run-time error (the NumPy kernel would wrap the axis)
+        raise InvalidArgumentError(None, None, f"Shape must be at least rank {axis + 1 if axis >= 0 else -axis} "
+                                               f"but is rank {params.ndim}")
     axis %= params.ndim
     params, indices = contiguous(params), contiguous(indices)
     out = empty(params.shape[:axis] + indices.shape + params.shape[axis + 1:], params.dtype)
@@ -264,12 +268,14 @@ def gather(params: Any, indices: Any, axis: Any, *, batch_dims: int = 0) -> Any:
 
 @c_kernel("UnsortedSegmentSum", dtypes=NUMBERS, min_size=None)
 def unsorted_segment_sum(data: Any, ids: Any, num: Any) -> Any:
-    """wf_scatter_add_<t>_<i>: y[ids[i]] += data[i] (negative ids: the NumPy kernel decides)."""
+    """wf_scatter_add_<t>_<i>: y[ids[i]] += data[i]; rows with a negative id are dropped (as in TensorFlow)."""
     c_suffix = suffix(data, NUMBERS)
     index = INDEX_SUFFIX.get(ids.dtype.name)
-    if index is None or data.shape[:ids.ndim] != ids.shape or (ids.size and min(flat_ints(ids)) < 0):
+    if index is None or data.shape[:ids.ndim] != ids.shape:
         raise Unsupported("ids")
     rows = contiguous(data).reshape((ids.size,) + data.shape[ids.ndim:])
+    if ids.size and min(flat_ints(ids)) < 0:
+        rows, ids = _drop_negative_ids(rows, ids)
     out = zeros((int(num),) + rows.shape[1:], data.dtype)
     inner = int(prod(rows.shape[1:]))
     bad = fn(f"wf_scatter_add_{c_suffix}_{index}")(ptr(rows), ptr(contiguous(ids)), ptr(out), ids.size, inner,
@@ -277,6 +283,19 @@ def unsorted_segment_sum(data: Any, ids: Any, num: Any) -> Any:
     if bad:
         raise IndexError(f"index {int(ids.reshape(-1)[bad - 1])} is out of bounds for axis 0 with size {int(num)}")
     return out
+
+
+def _drop_negative_ids(rows: Any, ids: Any) -> tuple:
+    """The rows (and their ids) whose segment id is not negative, as TF's kernel skips the others."""
+    keep = [i for i, v in enumerate(flat_ints(ids)) if v >= 0]
+    if HAVE_NUMPY:
+        return np.take(rows, keep, axis=0), np.take(np.asarray(ids).reshape(-1), keep)
+    inner = int(prod(rows.shape[1:]))
+    kept = array.array(rows.data.typecode)
+    for i in keep:
+        kept += rows.data[i * inner:(i + 1) * inner]
+    return (CArray(kept, (len(keep),) + rows.shape[1:], rows.dtype),
+            CArray(array.array(ids.data.typecode, [ids.data[i] for i in keep]), (len(keep),), ids.dtype))
 
 
 __all__ = ["FLOATS"]

@@ -110,8 +110,31 @@ def rms_prop(var: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any, epsi
     return new_var, new_ms, new_mom
 
 
+@c_kernel(*_families("CenteredRMSProp"), min_size=65536, size_input=8, update=True)
+def centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any, epsilon: Any,
+                      grad: Any) -> tuple:
+    """wf_apply_centeredrmsprop_<t>: mg, ms, mom and var updated in one pass."""
+    c_suffix, (var, mg, ms, mom, grad) = _states(var, mg, ms, mom, grad)
+    new_var, new_mg, new_ms, new_mom = _fresh(var, mg, ms, mom)
+    fn(f"wf_apply_centeredrmsprop_{c_suffix}")(ptr(var), ptr(mg), ptr(ms), ptr(mom), _scalar(lr), _scalar(rho),
+                                               _scalar(momentum), _scalar(epsilon), ptr(grad), ptr(new_var),
+                                               ptr(new_mg), ptr(new_ms), ptr(new_mom), var.size)
+    return new_var, new_mg, new_ms, new_mom
+
+
+@c_kernel(*_families("Adadelta"), min_size=65536, size_input=6, update=True)
+def adadelta(var: Any, accum: Any, accum_update: Any, lr: Any, rho: Any, epsilon: Any, grad: Any) -> tuple:
+    """wf_apply_adadelta_<t>: accum, accum_update and var updated in one pass."""
+    c_suffix, (var, accum, accum_update, grad) = _states(var, accum, accum_update, grad)
+    new_var, new_accum, new_update = _fresh(var, accum, accum_update)
+    fn(f"wf_apply_adadelta_{c_suffix}")(ptr(var), ptr(accum), ptr(accum_update), _scalar(lr), _scalar(rho),
+                                        _scalar(epsilon), ptr(grad), ptr(new_var), ptr(new_accum), ptr(new_update),
+                                        var.size)
+    return new_var, new_accum, new_update
+
+
 # --- RandomUniform: the same Philox words as ops/philox.py, turned into floats in C ------------------------
-# Normal and truncated normal stay on NumPy: their Box-Muller needs libm-exact log/sin/cos.
+# (Normal and truncated normal have their C kernels in c_kernels_random.py.)
 @c_kernel("RandomUniform", dtypes=None, min_size=0)
 def random_uniform(context_: Any, shape: Any, *, dtype: Any, seed: int = 0, seed2: int = 0, T: Any = None) -> Any:  # noqa: N803
     """wf_philox_uniform_<t>: x ~ U[0, 1), bit for bit the NumPy kernel's numbers."""

@@ -8,6 +8,9 @@ buffers themselves), then the element count; <t> is f32 or f64 and scalars are p
                       var_out, m_out, v_out, n)
     wf_apply_adagrad_<t>(var, accum, lr, grad, update_slots, var_out, accum_out, n)
     wf_apply_rmsprop_<t>(var, ms, mom, lr, rho, momentum, epsilon, grad, var_out, ms_out, mom_out, n)
+    wf_apply_centeredrmsprop_<t>(var, mg, ms, mom, lr, rho, momentum, epsilon, grad,
+                                 var_out, mg_out, ms_out, mom_out, n)
+    wf_apply_adadelta_<t>(var, accum, accum_update, lr, rho, epsilon, grad, var_out, accum_out, accum_update_out, n)
 """
 
 from __future__ import annotations
@@ -22,3 +25,6 @@ for _suffix, _real in (("f32", F32), ("f64", F64)):
     declare(f"wf_apply_adagrad_{_suffix}", [PTR, PTR, _real, PTR, INT, PTR, PTR, SIZE], VOID)
     declare(f"wf_apply_rmsprop_{_suffix}",
             [PTR, PTR, PTR, _real, _real, _real, _real, PTR, PTR, PTR, PTR, SIZE], VOID)
+    declare(f"wf_apply_centeredrmsprop_{_suffix}",
+            [PTR, PTR, PTR, PTR, _real, _real, _real, _real, PTR, PTR, PTR, PTR, PTR, SIZE], VOID)
+    declare(f"wf_apply_adadelta_{_suffix}", [PTR, PTR, PTR, _real, _real, _real, PTR, PTR, PTR, PTR, SIZE], VOID)

@@ -1,7 +1,8 @@
 """Pure-Python kernels on CArrays that copy elements to computed positions, used only where NumPy is missing.
 
 MirrorPad and its gradient (each output position along an axis reads one source position: a gather along
-the axis, and its adjoint a scatter-add), DiagPart, MatrixSetDiagV3 (main diagonal) and the bitwise ops.
+the axis, and its adjoint a scatter-add), DiagPart, MatrixSetDiagV3 (main diagonal), the bitwise ops and
+Where (the coordinates of the true elements, what boolean_mask gathers).
 These run on small tensors in the programs people learn with; each keeps its NumPy kernel's signature
 and errors, and backends/selection.py installs it (the `python_kernel` table).
 
@@ -19,6 +20,7 @@ from webflow.backends.c_array import CArray
 from webflow.backends.c_kernels import broadcast_shapes, flat_ints
 from webflow.backends.python_kernels import python_kernel
 from webflow.backends.python_kernels_array import _broadcast_pair, _expanded
+from webflow.framework import dtypes
 
 
 # --- MirrorPad ------------------------------------------------------------------------------------
@@ -159,4 +161,21 @@ def invert(x: Any) -> CArray:
     return CArray(array.array(x.data.typecode, values), x.shape, x.dtype)
 
 
-__all__ = ["mirror_sources", "mirror_pad", "mirror_pad_grad", "diag_part", "matrix_set_diag", "invert"]
+@python_kernel("Where")
+def where_indices(x: Any) -> CArray:
+    """index = [[i0, i1, ...] for every position where x is true/non-zero], int64 [num_true, rank]."""
+    flat, shape = (x.data, x.shape) if isinstance(x, CArray) else ([x], ())
+    coordinates, count = array.array("q"), 0
+    for position, value in enumerate(flat):
+        if value:
+            count += 1
+            digits = []
+            for dim in reversed(shape):
+                position, digit = divmod(position, dim)
+                digits.append(digit)
+            coordinates.extend(reversed(digits))
+    return CArray(coordinates, (count, len(shape)), dtypes.int64)
+
+
+__all__ = ["mirror_sources", "mirror_pad", "mirror_pad_grad", "diag_part", "matrix_set_diag", "invert",
+           "where_indices"]

@@ -1,5 +1,5 @@
 /* optimizers.c: fused optimizer updates, TensorFlow's ApplyGradientDescent / ApplyMomentum / ApplyAdam
- * (and ApplyAdagrad / ApplyRMSProp), with the exact formulas and operation order of TF's kernels
+ * (and ApplyAdagrad / ApplyRMSProp / ApplyCenteredRMSProp / ApplyAdadelta), with the exact formulas and operation order of TF's kernels
  * (training_ops.cc) and of webflow/ops/training_ops.py, so float results agree bit for bit:
  *
  *   gradient descent  var <- var - alpha * delta
@@ -12,6 +12,11 @@
  *   adagrad           accum <- accum + grad^2;  var <- var - lr * grad / sqrt(accum)
  *   rmsprop           ms <- ms + (grad^2 - ms) * (1 - rho); mom <- mom * momentum + lr * grad / sqrt(ms + epsilon);
  *                     var <- var - mom
+ *   centered rmsprop  mg <- mg + (grad - mg) * (1 - rho); ms as rmsprop;
+ *                     mom <- mom * momentum + lr * grad / sqrt(ms - mg * mg + epsilon); var <- var - mom
+ *   adadelta          accum <- accum * rho + grad * grad * (1 - rho);
+ *                     update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad;
+ *                     accum_update <- accum_update * rho + update * update * (1 - rho); var <- var - update * lr
  *
  * Arguments follow the op's inputs (state arrays, scalars, grad), then attrs, then the new state
  * arrays (`*_out`, which may be the same buffers as the inputs: each element is read before written),
@@ -75,6 +80,36 @@
             var_out[i] = var[i] - new_mom;                                                             \
             ms_out[i] = new_ms;                                                                        \
             mom_out[i] = new_mom;                                                                      \
+        }                                                                                              \
+    }                                                                                                  \
+    WF_EXPORT void wf_apply_centeredrmsprop_##suffix(const T *var, const T *mg, const T *ms,           \
+                                                     const T *mom, T lr, T rho, T momentum, T epsilon, \
+                                                     const T *grad, T *var_out, T *mg_out, T *ms_out,  \
+                                                     T *mom_out, wf_size n) {                          \
+        T one_minus_rho = (T)1 - rho;                                                                  \
+        for (wf_size i = 0; i < n; ++i) {                                                              \
+            T g = grad[i];                                                                             \
+            T new_mg = mg[i] + (g - mg[i]) * one_minus_rho;                                            \
+            T new_ms = ms[i] + (g * g - ms[i]) * one_minus_rho;                                        \
+            T new_mom = mom[i] * momentum + lr * g / SQRT(new_ms - new_mg * new_mg + epsilon);         \
+            var_out[i] = var[i] - new_mom;                                                             \
+            mg_out[i] = new_mg;                                                                        \
+            ms_out[i] = new_ms;                                                                        \
+            mom_out[i] = new_mom;                                                                      \
+        }                                                                                              \
+    }                                                                                                  \
+    WF_EXPORT void wf_apply_adadelta_##suffix(const T *var, const T *accum, const T *accum_update,     \
+                                              T lr, T rho, T epsilon, const T *grad, T *var_out,       \
+                                              T *accum_out, T *accum_update_out, wf_size n) {          \
+        T one_minus_rho = (T)1 - rho;                                                                  \
+        for (wf_size i = 0; i < n; ++i) {                                                              \
+            T g = grad[i];                                                                             \
+            T new_accum = accum[i] * rho + g * g * one_minus_rho;                                      \
+            T update = SQRT(accum_update[i] + epsilon) / SQRT(new_accum + epsilon) * g;                \
+            T new_update = accum_update[i] * rho + update * update * one_minus_rho;                    \
+            var_out[i] = var[i] - update * lr;                                                         \
+            accum_out[i] = new_accum;                                                                  \
+            accum_update_out[i] = new_update;                                                          \
         }                                                                                              \
     }
 
