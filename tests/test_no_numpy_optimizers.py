@@ -53,3 +53,37 @@ def test_optimizer_trains_without_numpy_as_with_numpy(name: str) -> None:
     assert result["slots"].keys() == reference["slots"].keys() and len(result["slots"]) >= 2
     for slot, value in reference["slots"].items():
         assert result["slots"][slot] == [pytest.approx(row, rel=1e-4, abs=1e-7) for row in value], slot
+
+
+SPARSE_PROGRAM = NEEDS_C + """
+    import webflow.compat.v1 as tf
+    tf.disable_v2_behavior()
+    ids = tf.placeholder(tf.int32, [None])
+    t = tf.placeholder(tf.float32, [None])
+    table = tf.Variable(tf.random_uniform([6, 3], -1.0, 1.0, seed=3))
+    loss = tf.reduce_mean(tf.square(tf.reduce_sum(tf.nn.embedding_lookup(table, ids), axis=1) - t))
+    optimizer = OPTIMIZER
+    train = optimizer.minimize(loss)  # the gradient of a lookup is IndexedSlices: a SparseApply* op
+    feed = {ids: [0, 2, 2, 5], t: [1.0, -0.5, -0.5, 0.25]}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        losses = [float(sess.run([loss, train], feed)[0]) for _ in range(10)]
+        table_value = sess.run(table)
+    kinds = sorted({op.type for op in tf.get_default_graph().get_operations() if op.type.startswith("SparseApply")})
+    print(json.dumps({"losses": losses, "table": table_value.tolist(), "kinds": kinds}))
+"""
+
+
+@pytest.mark.parametrize("optimizer", ["tf.train.MomentumOptimizer(0.1, 0.9)", "tf.train.AdagradOptimizer(0.5)",
+                                       "tf.train.AdadeltaOptimizer(1.0)",
+                                       "tf.train.RMSPropOptimizer(0.05, centered=True)"])
+def test_sparse_updates_without_numpy_as_with_numpy(optimizer: str) -> None:
+    program = SPARSE_PROGRAM.replace("OPTIMIZER", optimizer)
+    result = run_without_numpy(program)
+    _skip_if_no_c(result)
+    reference = run_with_numpy(program)
+    assert result["kinds"] == reference["kinds"] and len(result["kinds"]) == 1
+    assert result["losses"] == pytest.approx(reference["losses"], rel=1e-5)
+    assert result["losses"][-1] < result["losses"][0]
+    assert result["table"] == [pytest.approx(row, rel=1e-5, abs=1e-6) for row in reference["table"]]
+    assert result["table"][1] == reference["table"][1]  # a row no id touched keeps its initial value

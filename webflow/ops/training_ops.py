@@ -129,6 +129,8 @@ def _read_state(context: Any, index: int) -> tuple:
 
 def _sparse_rows(update: Callable, state: list, rest: list, names: tuple, attrs: dict) -> list:
     """Applies `update` to rows `indices[i]` of every state array with gradient row `grad[i]`, in order."""
+    if not HAVE_NUMPY:
+        return _sparse_rows_of_carrays(update, state, rest, names, attrs)
     grad_at = names.index("grad")
     grad, indices = rest[grad_at], np.asarray(rest[grad_at + 1]).reshape(-1)
     rest = rest[:grad_at + 1] + rest[grad_at + 2:]
@@ -144,6 +146,35 @@ def _sparse_rows(update: Callable, state: list, rest: list, names: tuple, attrs:
         args[len(state) + grad_at] = grad[i]
         for s, new in zip(state, update(*args, **attrs)):
             s[row] = new
+    return state
+
+
+def _sparse_rows_of_carrays(update: Callable, state: list, rest: list, names: tuple, attrs: dict) -> list:
+    """`_sparse_rows` without NumPy: rows of CArrays are cut out, updated by the C formula and copied back."""
+    from webflow.backends import c_array
+
+    grad_at = names.index("grad")
+    grad, indices = c_array.from_value(rest[grad_at]), c_array.from_value(rest[grad_at + 1])
+    rest = rest[:grad_at + 1] + rest[grad_at + 2:]
+    state = [c_array.from_value(s).copy() for s in state]  # private copies: the stored arrays stay untouched
+    rows = state[0].shape[0] if state[0].ndim else 0
+    if grad.shape[:1] != (indices.size,):
+        raise InvalidArgumentError(None, None, f"grad must be the same size as indices in the first dimension: "
+                                   f"{list(grad.shape)} vs {list(indices.shape)}")
+
+    def row_of(array: Any, row: int) -> Any:  # a row as its own CArray (a 0-d one for vectors)
+        inner = array.size // array.shape[0]
+        data = array.data[row * inner:(row + 1) * inner]
+        return c_array.CArray(data, array.shape[1:], array.dtype)
+
+    for i, row in enumerate(indices.data.tolist()):
+        if not 0 <= row < rows:
+            raise InvalidArgumentError(None, None, f"Index {row} at offset {i} in indices is out of range")
+        args = [row_of(s, row) for s in state] + rest
+        args[len(state) + grad_at] = row_of(grad, i)
+        for s, new in zip(state, update(*args, **attrs)):
+            inner = s.size // rows
+            s.data[row * inner:(row + 1) * inner] = c_array.from_value(new, s.dtype).data
     return state
 
 
