@@ -11,7 +11,8 @@
   and nothing is loaded at kernel start for notebooks that do not use it. The jupyterlite build copies
   this well-known folder into the site and points the kernel's `pyodideUrl` at it.
 - piplite wheels: `comm`, which the kernel installs at start-up and which Pyodide's lock does not have
-  (ipykernel, piplite and pyodide-kernel come inside the kernel extension's own wheel index).
+  (ipykernel, piplite and pyodide-kernel come inside the kernel extension's own wheel index), and webflow's
+  wheel again, so `%pip install webflow` (piplite) also works offline.
 - jupyter-lite.json: `disablePyPIFallback` so a `%pip install` of something we do not ship fails at once
   with a clear message instead of trying pypi.org.
 - contents: the lessons/ notebooks; federated extensions: the Pyodide kernel's, and webflow's JupyterLab
@@ -132,6 +133,7 @@ def _stage(staging: str, webflow_wheel: str, pyodide_dir: str) -> None:
     version = os.path.basename(webflow_wheel).split("-")[1]
     build_pyodide.add_wheel_to_lock(staged_pyodide, webflow_wheel, "webflow", ["webflow"], version)
     _piplite_wheels(os.path.join(staging, "wheels"))
+    shutil.copy2(webflow_wheel, os.path.join(staging, "wheels"))  # also for `%pip install webflow`, offline
     with open(os.path.join(staging, "jupyter-lite.json"), "w") as file:
         json.dump(_config(), file, indent=2)
     with open(os.path.join(staging, "overrides.json"), "w") as file:

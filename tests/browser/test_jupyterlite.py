@@ -13,6 +13,8 @@ without Chromium, Playwright or the built site.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sys
 import time
@@ -83,3 +85,18 @@ def test_lesson_runs_in_jupyterlite_offline(lesson: str) -> None:
     assert not errors, f"a lesson cell raised in the browser: {errors}"
     for expected in EXPECTED[lesson]:
         assert expected in text, (expected, text[-3000:])
+
+
+def test_the_site_offers_webflow_to_piplite_offline() -> None:
+    """`%pip install webflow` in the lite kernel resolves against the site's own piplite index (no PyPI)."""
+    index = os.path.join(SITE, "pypi", "all.json")
+    if not os.path.isfile(index):
+        require_or_skip(f"no JupyterLite build at {SITE} (make site)")
+    with open(index) as file:
+        releases = json.load(file)["webflow"]["releases"]
+    files = [entry for entries in releases.values() for entry in entries]
+    assert files and all(entry["url"].startswith("./") for entry in files)  # same origin, relative
+    for entry in files:  # the wheel named in the index is in the site, byte for byte what the index hashes
+        path = os.path.join(SITE, "pypi", os.path.basename(entry["url"]))
+        with open(path, "rb") as wheel:
+            assert hashlib.sha256(wheel.read()).hexdigest() == entry["digests"]["sha256"]
