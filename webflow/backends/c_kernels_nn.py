@@ -10,7 +10,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from webflow.backends import c_gather, c_pool, c_softmax  # noqa: F401  (declare the C signatures)
+from webflow.backends import c_gather, c_pool, c_softmax, parallel  # noqa: F401  (declare the C signatures)
 from webflow.backends.c_conv import Conv2DShape, conv2d_shape
 from webflow.backends.c_kernels import (
     FLOATS,
@@ -44,6 +44,7 @@ def _unravel(flat_index: int, shape: tuple) -> tuple:
         flat_index //= dim
     return tuple(reversed(position))
 INDEX_SUFFIX = {"int32": "i32", "int64": "i64"}
+_MIN_IMAGES_PER_THREAD = 4  # below this a conv is too small for a thread hand-off to pay
 
 
 # --- convolution geometry ---------------------------------------------------------------------------
@@ -71,6 +72,28 @@ def _conv_call(name: str, shape: Conv2DShape, first: Any, second: Any, out: Any)
     return out
 
 
+def _per_image_call(name: str, shape: Conv2DShape, shared: Any, images: Any, out: Any, image_in: int,
+                    image_out: int) -> Any:
+    """A conv kernel whose images are independent (forward, backprop input), split by image over threads
+    (backends/parallel.py): `images` and `out` hold `image_in` / `image_out` floats per image, `shared`
+    (the filter) is read by every part. Measured (conv2 of the Deep MNIST CNN, batch 50, backprop input,
+    2 threads, shared noisy machine): 14.5 -> 8 ms."""
+    work_len = fn("wf_conv2d_workspace_f32")(ctypes.byref(shape))
+    kernel, images_at, out_at, shared_at = fn(name), ptr(images), ptr(out), ptr(shared)
+
+    def run(start: int, stop: int) -> int:
+        part = Conv2DShape.from_buffer_copy(shape)
+        part.batch = stop - start
+        work = empty(work_len, dtypes.float32)
+        first, second = (images_at + 4 * start * image_in, shared_at) if name == "wf_conv2d_f32" \
+            else (shared_at, images_at + 4 * start * image_in)
+        return kernel(ctypes.byref(part), first, second, out_at + 4 * start * image_out, ptr(work), work_len)
+
+    for status in parallel.split(shape.batch, run, min_part=_MIN_IMAGES_PER_THREAD):
+        check(status, name)
+    return out
+
+
 def _sizes(sizes: Any) -> tuple:
     sizes = flat_ints(sizes)
     if len(sizes) != 4:
@@ -90,7 +113,8 @@ def conv2d(input: Any, filter: Any, **attrs: Any) -> Any:  # noqa: A002 - Tensor
         raise Unsupported("operands")
     shape = _window_geometry(input.shape, filter.shape[:2], filter.shape[3], attrs)
     out = empty(_out_dims(shape), dtypes.float32)
-    return _conv_call("wf_conv2d_f32", shape, contiguous(input), contiguous(filter), out)
+    per_in, per_out = prod(input.shape[1:]), prod(out.shape[1:])
+    return _per_image_call("wf_conv2d_f32", shape, contiguous(filter), contiguous(input), out, per_in, per_out)
 
 
 @c_kernel("Conv2DBackpropInput", dtypes=F32, min_size=100000, size_input=2, dtype_input=1)
@@ -105,7 +129,9 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **at
     if _out_dims(shape) != out_backprop.shape:
         raise Unsupported("out_backprop shape")  # the NumPy kernel raises TensorFlow's message
     out = empty(x_shape, dtypes.float32)
-    return _conv_call("wf_conv2d_backprop_input_f32", shape, contiguous(filter), contiguous(out_backprop), out)
+    per_in, per_out = prod(out_backprop.shape[1:]), prod(x_shape[1:])
+    return _per_image_call("wf_conv2d_backprop_input_f32", shape, contiguous(filter), contiguous(out_backprop), out,
+                           per_in, per_out)
 
 
 @c_kernel("Conv2DBackpropFilter", dtypes=F32, min_size=None)
