@@ -8,6 +8,7 @@ raises `Unsupported` and the NumPy kernel runs, which also raises TensorFlow's e
 from __future__ import annotations
 
 import ctypes
+import threading
 from typing import Any
 
 from webflow.backends import c_gather, c_pool, c_softmax, parallel  # noqa: F401  (declare the C signatures)
@@ -28,6 +29,7 @@ from webflow.backends.c_kernels import (
     suffix,
     zeros,
 )
+from webflow.backends.numpy_backend import HAVE_NUMPY, np
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 
@@ -129,9 +131,46 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **at
     if _out_dims(shape) != out_backprop.shape:
         raise Unsupported("out_backprop shape")  # the NumPy kernel raises TensorFlow's message
     out = empty(x_shape, dtypes.float32)
+    if HAVE_NUMPY and type(out_backprop) is np.ndarray and type(filter) is np.ndarray:
+        return _backprop_input_blas(shape, contiguous(filter), contiguous(out_backprop), out)
     per_in, per_out = prod(out_backprop.shape[1:]), prod(x_shape[1:])
     return _per_image_call("wf_conv2d_backprop_input_f32", shape, contiguous(filter), contiguous(out_backprop), out,
                            per_in, per_out)
+
+
+_SCRATCH = threading.local()
+_BLOCK_FLOATS = 1 << 20  # ~4 MB of column gradients per block: stays in cache between the GEMM and col2im
+
+
+def _backprop_input_blas(shape: Conv2DShape, filter: Any, out_backprop: Any, out: Any) -> Any:  # noqa: A002
+    """dx = col2im(dy filter^T) with the GEMM in NumPy's BLAS and the scatter in C (wf_col2im_f32), a block of
+    images at a time into a reused buffer, the blocks split over threads (backends/parallel.py).
+    OpenBLAS's GEMM beats the C GEMM (AVX-512 vs AVX2: 7.5 vs ~12 ms for conv2 at batch 50) and C's
+    col2im beats NumPy's 25 slice-adds; measured one thread, conv2 of the Deep MNIST CNN at batch 50
+    (shared noisy machine): 14.6 (all C) -> 9.5 ms."""
+    taps, out_channels = prod(filter.shape[:3]), filter.shape[3]
+    pixels = shape.out_height * shape.out_width
+    image = shape.in_height * shape.in_width * shape.in_channels
+    filter_t = np.ascontiguousarray(filter.reshape(taps, out_channels).T)   # [out_channels, taps], small
+    dy = out_backprop.reshape(-1, out_channels)
+    block = max(1, _BLOCK_FLOATS // max(1, pixels * taps))
+    col2im, out_at = fn("wf_col2im_f32"), ptr(out)
+
+    def run(start: int, stop: int) -> None:
+        part = Conv2DShape.from_buffer_copy(shape)
+        for first in range(start, stop, block):
+            last = min(stop, first + block)
+            rows = (last - first) * pixels
+            buffer = getattr(_SCRATCH, "buffer", None)
+            if buffer is None or buffer.size < rows * taps:
+                buffer = _SCRATCH.buffer = np.empty(rows * taps, np.float32)
+            cols = buffer[:rows * taps].reshape(rows, taps)
+            np.matmul(dy[first * pixels:last * pixels], filter_t, out=cols)
+            part.batch = last - first
+            col2im(ctypes.byref(part), ptr(cols), out_at + 4 * first * image)
+
+    parallel.split(shape.batch, run, min_part=_MIN_IMAGES_PER_THREAD)
+    return out
 
 
 @c_kernel("Conv2DBackpropFilter", dtypes=F32, min_size=None)
