@@ -218,9 +218,17 @@ def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, **attrs: Any) ->
     if orig_output.shape != _pooled(shape) or grad.shape != _pooled(shape) or grad.dtype != orig_input.dtype:
         raise Unsupported("shapes")
     out = empty(orig_input.shape, dtypes.float32)
-    status = fn("wf_max_pool_grad_f32")(ctypes.byref(shape), ptr(contiguous(orig_input)), ptr(contiguous(grad)),
-                                        ptr(out))
-    check(status, "max_pool_grad")
+    kernel, x_at, grad_at, out_at = fn("wf_max_pool_grad_f32"), ptr(contiguous(orig_input)), ptr(contiguous(grad)), \
+        ptr(out)
+    image, pooled = 4 * prod(orig_input.shape[1:]), 4 * prod(grad.shape[1:])
+
+    def run(start: int, stop: int) -> int:  # images are independent: split over threads (backends/parallel.py)
+        part = Conv2DShape.from_buffer_copy(shape)
+        part.batch = stop - start
+        return kernel(ctypes.byref(part), x_at + start * image, grad_at + start * pooled, out_at + start * image)
+
+    for status in parallel.split(shape.batch, run, min_part=_MIN_IMAGES_PER_THREAD * 4):
+        check(status, "max_pool_grad")
     return out
 
 

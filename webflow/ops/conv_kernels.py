@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from webflow.backends import parallel
 from webflow.backends.numpy_backend import np
 from webflow.framework.errors import InvalidArgumentError
 
@@ -102,6 +103,7 @@ def im2col(x: Any, kernel: tuple, out_size: tuple, pads: tuple, strides: tuple, 
 # that stays in cache, with a GEMM per block, measured (one thread, min of 9, shared noisy machine):
 # Conv2D 11.1 -> 9.6 ms, Conv2DBackpropFilter 12.2 -> 10.3 ms. The GEMMs stay large enough for OpenBLAS.
 CHUNK_FLOATS = 1 << 20   # ~4 MB of patches per block (blocks of 5 to 25 images measured the same)
+MIN_IMAGES_PER_THREAD = 4  # the images are split over threads (backends/parallel.py), each its own blocks
 _SCRATCH = threading.local()
 
 
@@ -113,17 +115,18 @@ def _scratch(rows: int, width: int, dtype: Any) -> Any:
     return buffer[:rows * width].reshape(rows, width)
 
 
-def _image_blocks(x: Any, kernel: tuple, out_size: tuple, pads: tuple, strides: tuple, dilations: tuple) -> Any:
-    """Yields (first image, last image + 1, patch rows of those images) over the batch, in blocks."""
+def _image_blocks(x: Any, kernel: tuple, out_size: tuple, pads: tuple, strides: tuple, dilations: tuple,
+                  start: int, stop: int) -> Any:
+    """Yields (first image, last image + 1, patch rows of those images) over images [start, stop), in blocks."""
     windows = _windows(_pad(x, pads), kernel, out_size, strides, dilations)
     n, oh, ow, kh, kw, c = windows.shape
     per_image, width = oh * ow, kh * kw * c
     block = max(1, CHUNK_FLOATS // max(1, per_image * width))
-    for start in range(0, n, block):
-        stop = min(n, start + block)
-        cols = _scratch((stop - start) * per_image, width, x.dtype)
-        np.copyto(cols.reshape(stop - start, oh, ow, kh, kw, c), windows[start:stop])
-        yield start, stop, cols
+    for first in range(start, stop, block):
+        last = min(stop, first + block)
+        cols = _scratch((last - first) * per_image, width, x.dtype)
+        np.copyto(cols.reshape(last - first, oh, ow, kh, kw, c), windows[first:last])
+        yield first, last, cols
 
 
 def _conv2d_chunked(x: Any, w: Any, out_size: tuple, pads: tuple, strides: tuple, dilations: tuple) -> Any:
@@ -131,8 +134,12 @@ def _conv2d_chunked(x: Any, w: Any, out_size: tuple, pads: tuple, strides: tuple
     per_image = out_size[0] * out_size[1]
     y = np.empty((x.shape[0] * per_image, k), np.result_type(x, w))
     w2d = w.reshape(kh * kw * c, k)
-    for start, stop, cols in _image_blocks(x, (kh, kw), out_size, pads, strides, dilations):
-        np.matmul(cols, w2d, out=y[start * per_image:stop * per_image])
+
+    def run(start: int, stop: int) -> None:
+        for first, last, cols in _image_blocks(x, (kh, kw), out_size, pads, strides, dilations, start, stop):
+            np.matmul(cols, w2d, out=y[first * per_image:last * per_image])
+
+    parallel.split(x.shape[0], run, min_part=MIN_IMAGES_PER_THREAD)
     return y.reshape(x.shape[0], out_size[0], out_size[1], k)
 
 
@@ -141,12 +148,17 @@ def _backprop_filter_chunked(x: Any, filter_shape: tuple, dy: Any, out_size: tup
     kh, kw, c, k = filter_shape
     per_image = out_size[0] * out_size[1]
     dy2d = dy.reshape(-1, k)
-    dw = np.zeros((kh * kw * c, k), np.result_type(x, dy))
-    part = np.empty_like(dw)
-    for start, stop, cols in _image_blocks(x, (kh, kw), out_size, pads, strides, dilations):
-        np.matmul(cols.T, dy2d[start * per_image:stop * per_image], out=part)
-        dw += part
-    return dw.reshape(kh, kw, c, k)
+    dtype = np.result_type(x, dy)
+
+    def run(start: int, stop: int) -> Any:
+        dw, part = np.zeros((kh * kw * c, k), dtype), np.empty((kh * kw * c, k), dtype)
+        for first, last, cols in _image_blocks(x, (kh, kw), out_size, pads, strides, dilations, start, stop):
+            np.matmul(cols.T, dy2d[first * per_image:last * per_image], out=part)
+            dw += part
+        return dw
+
+    parts = parallel.split(x.shape[0], run, min_part=MIN_IMAGES_PER_THREAD)
+    return sum(parts[1:], parts[0]).reshape(kh, kw, c, k)
 
 
 # --- the three kernels ----------------------------------------------------------------------------------
