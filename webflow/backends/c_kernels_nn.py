@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import array
 import ctypes
+import threading
 from typing import Any
 
-from webflow.backends import c_gather, c_pool, c_softmax  # noqa: F401  (declare the C signatures)
+from webflow.backends import c_gather, c_pool, c_softmax, parallel  # noqa: F401  (declare the C signatures)
 from webflow.backends.c_array import CArray
 from webflow.backends.c_conv import Conv2DShape, conv2d_shape
 from webflow.backends.c_kernels import (
@@ -47,6 +48,7 @@ def _unravel(flat_index: int, shape: tuple) -> tuple:
         flat_index //= dim
     return tuple(reversed(position))
 INDEX_SUFFIX = {"int32": "i32", "int64": "i64"}
+_MIN_IMAGES_PER_THREAD = 4  # below this a conv is too small for a thread hand-off to pay
 
 
 # --- convolution geometry ---------------------------------------------------------------------------
@@ -74,6 +76,28 @@ def _conv_call(name: str, shape: Conv2DShape, first: Any, second: Any, out: Any)
     return out
 
 
+def _per_image_call(name: str, shape: Conv2DShape, shared: Any, images: Any, out: Any, image_in: int,
+                    image_out: int) -> Any:
+    """A conv kernel whose images are independent (forward, backprop input), split by image over threads
+    (backends/parallel.py): `images` and `out` hold `image_in` / `image_out` floats per image, `shared`
+    (the filter) is read by every part. Measured (conv2 of the Deep MNIST CNN, batch 50, backprop input,
+    2 threads, shared noisy machine): 14.5 -> 8 ms."""
+    work_len = fn("wf_conv2d_workspace_f32")(ctypes.byref(shape))
+    kernel, images_at, out_at, shared_at = fn(name), ptr(images), ptr(out), ptr(shared)
+
+    def run(start: int, stop: int) -> int:
+        part = Conv2DShape.from_buffer_copy(shape)
+        part.batch = stop - start
+        work = empty(work_len, dtypes.float32)
+        first, second = (images_at + 4 * start * image_in, shared_at) if name == "wf_conv2d_f32" \
+            else (shared_at, images_at + 4 * start * image_in)
+        return kernel(ctypes.byref(part), first, second, out_at + 4 * start * image_out, ptr(work), work_len)
+
+    for status in parallel.split(shape.batch, run, min_part=_MIN_IMAGES_PER_THREAD):
+        check(status, name)
+    return out
+
+
 def _sizes(sizes: Any) -> tuple:
     sizes = flat_ints(sizes)
     if len(sizes) != 4:
@@ -93,7 +117,8 @@ def conv2d(input: Any, filter: Any, **attrs: Any) -> Any:  # noqa: A002 - Tensor
         raise Unsupported("operands")
     shape = _window_geometry(input.shape, filter.shape[:2], filter.shape[3], attrs)
     out = empty(_out_dims(shape), dtypes.float32)
-    return _conv_call("wf_conv2d_f32", shape, contiguous(input), contiguous(filter), out)
+    per_in, per_out = prod(input.shape[1:]), prod(out.shape[1:])
+    return _per_image_call("wf_conv2d_f32", shape, contiguous(filter), contiguous(input), out, per_in, per_out)
 
 
 @c_kernel("Conv2DBackpropInput", dtypes=F32, min_size=100000, size_input=2, dtype_input=1)
@@ -108,7 +133,46 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **at
     if _out_dims(shape) != out_backprop.shape:
         raise Unsupported("out_backprop shape")  # the NumPy kernel raises TensorFlow's message
     out = empty(x_shape, dtypes.float32)
-    return _conv_call("wf_conv2d_backprop_input_f32", shape, contiguous(filter), contiguous(out_backprop), out)
+    if HAVE_NUMPY and type(out_backprop) is np.ndarray and type(filter) is np.ndarray:
+        return _backprop_input_blas(shape, contiguous(filter), contiguous(out_backprop), out)
+    per_in, per_out = prod(out_backprop.shape[1:]), prod(x_shape[1:])
+    return _per_image_call("wf_conv2d_backprop_input_f32", shape, contiguous(filter), contiguous(out_backprop), out,
+                           per_in, per_out)
+
+
+_SCRATCH = threading.local()
+_BLOCK_FLOATS = 1 << 20  # ~4 MB of column gradients per block: stays in cache between the GEMM and col2im
+
+
+def _backprop_input_blas(shape: Conv2DShape, filter: Any, out_backprop: Any, out: Any) -> Any:  # noqa: A002
+    """dx = col2im(dy filter^T) with the GEMM in NumPy's BLAS and the scatter in C (wf_col2im_f32), a block of
+    images at a time into a reused buffer, the blocks split over threads (backends/parallel.py).
+    OpenBLAS's GEMM beats the C GEMM (AVX-512 vs AVX2: 7.5 vs ~12 ms for conv2 at batch 50) and C's
+    col2im beats NumPy's 25 slice-adds; measured one thread, conv2 of the Deep MNIST CNN at batch 50
+    (shared noisy machine): 14.6 (all C) -> 9.5 ms."""
+    taps, out_channels = prod(filter.shape[:3]), filter.shape[3]
+    pixels = shape.out_height * shape.out_width
+    image = shape.in_height * shape.in_width * shape.in_channels
+    filter_t = np.ascontiguousarray(filter.reshape(taps, out_channels).T)   # [out_channels, taps], small
+    dy = out_backprop.reshape(-1, out_channels)
+    block = max(1, _BLOCK_FLOATS // max(1, pixels * taps))
+    col2im, out_at = fn("wf_col2im_f32"), ptr(out)
+
+    def run(start: int, stop: int) -> None:
+        part = Conv2DShape.from_buffer_copy(shape)
+        for first in range(start, stop, block):
+            last = min(stop, first + block)
+            rows = (last - first) * pixels
+            buffer = getattr(_SCRATCH, "buffer", None)
+            if buffer is None or buffer.size < rows * taps:
+                buffer = _SCRATCH.buffer = np.empty(rows * taps, np.float32)
+            cols = buffer[:rows * taps].reshape(rows, taps)
+            np.matmul(dy[first * pixels:last * pixels], filter_t, out=cols)
+            part.batch = last - first
+            col2im(ctypes.byref(part), ptr(cols), out_at + 4 * first * image)
+
+    parallel.split(shape.batch, run, min_part=_MIN_IMAGES_PER_THREAD)
+    return out
 
 
 @c_kernel("Conv2DBackpropFilter", dtypes=F32, min_size=None)
@@ -156,9 +220,17 @@ def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, **attrs: Any) ->
     if orig_output.shape != _pooled(shape) or grad.shape != _pooled(shape) or grad.dtype != orig_input.dtype:
         raise Unsupported("shapes")
     out = empty(orig_input.shape, dtypes.float32)
-    status = fn("wf_max_pool_grad_f32")(ctypes.byref(shape), ptr(contiguous(orig_input)), ptr(contiguous(grad)),
-                                        ptr(out))
-    check(status, "max_pool_grad")
+    kernel, x_at, grad_at, out_at = fn("wf_max_pool_grad_f32"), ptr(contiguous(orig_input)), ptr(contiguous(grad)), \
+        ptr(out)
+    image, pooled = 4 * prod(orig_input.shape[1:]), 4 * prod(grad.shape[1:])
+
+    def run(start: int, stop: int) -> int:  # images are independent: split over threads (backends/parallel.py)
+        part = Conv2DShape.from_buffer_copy(shape)
+        part.batch = stop - start
+        return kernel(ctypes.byref(part), x_at + start * image, grad_at + start * pooled, out_at + start * image)
+
+    for status in parallel.split(shape.batch, run, min_part=_MIN_IMAGES_PER_THREAD * 4):
+        check(status, "max_pool_grad")
     return out
 
 

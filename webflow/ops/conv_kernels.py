@@ -20,8 +20,10 @@ and the GEMMs take it transposed. Timings: benchmarks/conv_kernels.py.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
+from webflow.backends import parallel
 from webflow.backends.numpy_backend import np
 from webflow.framework.errors import InvalidArgumentError
 
@@ -95,11 +97,77 @@ def im2col(x: Any, kernel: tuple, out_size: tuple, pads: tuple, strides: tuple, 
     return windows.reshape(n * oh * ow, kh * kw * c)
 
 
+# --- im2col a few images at a time, into a reused buffer ------------------------------------------------
+# The whole patch matrix of the CNN's second layer is 9800 x 800 floats (31 MB) at batch 50: a fresh array
+# that size costs page faults and lives in DRAM. Building it a few images at a time into one reused buffer
+# that stays in cache, with a GEMM per block, measured (one thread, min of 9, shared noisy machine):
+# Conv2D 11.1 -> 9.6 ms, Conv2DBackpropFilter 12.2 -> 10.3 ms. The GEMMs stay large enough for OpenBLAS.
+CHUNK_FLOATS = 1 << 20   # ~4 MB of patches per block (blocks of 5 to 25 images measured the same)
+MIN_IMAGES_PER_THREAD = 4  # the images are split over threads (backends/parallel.py), each its own blocks
+_SCRATCH = threading.local()
+
+
+def _scratch(rows: int, width: int, dtype: Any) -> Any:
+    """A [rows, width] work array of this thread, reused from call to call (never returned to callers)."""
+    buffer = getattr(_SCRATCH, "buffer", None)
+    if buffer is None or buffer.dtype != dtype or buffer.size < rows * width:
+        buffer = _SCRATCH.buffer = np.empty(rows * width, dtype)
+    return buffer[:rows * width].reshape(rows, width)
+
+
+def _image_blocks(x: Any, kernel: tuple, out_size: tuple, pads: tuple, strides: tuple, dilations: tuple,
+                  start: int, stop: int) -> Any:
+    """Yields (first image, last image + 1, patch rows of those images) over images [start, stop), in blocks."""
+    windows = _windows(_pad(x, pads), kernel, out_size, strides, dilations)
+    n, oh, ow, kh, kw, c = windows.shape
+    per_image, width = oh * ow, kh * kw * c
+    block = max(1, CHUNK_FLOATS // max(1, per_image * width))
+    for first in range(start, stop, block):
+        last = min(stop, first + block)
+        cols = _scratch((last - first) * per_image, width, x.dtype)
+        np.copyto(cols.reshape(last - first, oh, ow, kh, kw, c), windows[first:last])
+        yield first, last, cols
+
+
+def _conv2d_chunked(x: Any, w: Any, out_size: tuple, pads: tuple, strides: tuple, dilations: tuple) -> Any:
+    kh, kw, c, k = w.shape
+    per_image = out_size[0] * out_size[1]
+    y = np.empty((x.shape[0] * per_image, k), np.result_type(x, w))
+    w2d = w.reshape(kh * kw * c, k)
+
+    def run(start: int, stop: int) -> None:
+        for first, last, cols in _image_blocks(x, (kh, kw), out_size, pads, strides, dilations, start, stop):
+            np.matmul(cols, w2d, out=y[first * per_image:last * per_image])
+
+    parallel.split(x.shape[0], run, min_part=MIN_IMAGES_PER_THREAD)
+    return y.reshape(x.shape[0], out_size[0], out_size[1], k)
+
+
+def _backprop_filter_chunked(x: Any, filter_shape: tuple, dy: Any, out_size: tuple, pads: tuple, strides: tuple,
+                             dilations: tuple) -> Any:
+    kh, kw, c, k = filter_shape
+    per_image = out_size[0] * out_size[1]
+    dy2d = dy.reshape(-1, k)
+    dtype = np.result_type(x, dy)
+
+    def run(start: int, stop: int) -> Any:
+        dw, part = np.zeros((kh * kw * c, k), dtype), np.empty((kh * kw * c, k), dtype)
+        for first, last, cols in _image_blocks(x, (kh, kw), out_size, pads, strides, dilations, start, stop):
+            np.matmul(cols.T, dy2d[first * per_image:last * per_image], out=part)
+            dw += part
+        return dw
+
+    parts = parallel.split(x.shape[0], run, min_part=MIN_IMAGES_PER_THREAD)
+    return sum(parts[1:], parts[0]).reshape(kh, kw, c, k)
+
+
 # --- the three kernels ----------------------------------------------------------------------------------
 def conv2d(x: Any, w: Any, strides: tuple, dilations: tuple, padding: str, explicit: tuple) -> Any:
     """y[b, i, j, k] = sum_{p, q, c} xpad[b, i*sh + p*dh, j*sw + q*dw, c] * w[p, q, c, k], as one GEMM."""
     kh, kw, c, k = w.shape
     out_size, pads = conv_geometry(x.shape, w.shape, strides, dilations, padding, explicit)
+    if not _channel_major(c) and x.dtype == w.dtype:
+        return _conv2d_chunked(x, w, out_size, pads, strides, dilations)
     cols = im2col(x, (kh, kw), out_size, pads, strides, dilations)
     y = np.matmul(cols, w.reshape(kh * kw * c, k))
     return y.reshape(x.shape[0], out_size[0], out_size[1], k)
@@ -110,6 +178,8 @@ def conv2d_backprop_filter(x: Any, filter_shape: tuple, dy: Any, strides: tuple,
     """dw[p, q, c, k] = sum_{b, i, j} xpad[b, i*sh + p*dh, j*sw + q*dw, c] * dy[b, i, j, k] = cols^T @ dy."""
     kh, kw, c, k = filter_shape
     out_size, pads = conv_geometry(x.shape, filter_shape, strides, dilations, padding, explicit)
+    if not _channel_major(c) and x.dtype == dy.dtype:
+        return _backprop_filter_chunked(x, filter_shape, dy, out_size, pads, strides, dilations)
     cols = im2col(x, (kh, kw), out_size, pads, strides, dilations)
     dw = np.matmul(cols.T, dy.reshape(-1, k))
     return dw.reshape(kh, kw, c, k)

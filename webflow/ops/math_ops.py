@@ -341,7 +341,33 @@ def _axes_tuple(axes: Any) -> tuple:
 @register_op("Sum", "Sum", inputs=("input", "reduction_indices"), shape=reduction_shape, c_kernel="wf_reduce_sum")
 def sum_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = sum of x over axes."""
-    return np.asarray(np.sum(x, axis=_axes_tuple(axes), keepdims=keep_dims, dtype=x.dtype))
+    axes = _axes_tuple(axes)
+    folded = _sum_leading_axes(x, axes, keep_dims)
+    if folded is not None:
+        return folded
+    return np.asarray(np.sum(x, axis=axes, keepdims=keep_dims, dtype=x.dtype))
+
+
+def _sum_leading_axes(x: Any, axes: tuple, keep_dims: bool) -> Any:
+    """Sum over the leading axes of a contiguous float array with few values kept per row (a bias gradient:
+    [n, h, w, c] summed to [c]), or None. NumPy adds such narrow rows one short row at a time (32 floats:
+    1.24 ms for 50x28x28x32); folding `group` rows into one long row first makes it 0.25 ms (one thread).
+    The additions are grouped differently, so the result may differ in the last bits (as TF's own order)."""
+    if not isinstance(x, np.ndarray) or x.dtype.kind != "f" or x.itemsize < 4 or not x.flags.c_contiguous \
+            or not axes or x.size < 65536:
+        return None
+    lead = sorted(a % x.ndim for a in axes)
+    if lead != list(range(len(lead))) or len(set(lead)) != len(lead):
+        return None
+    kept_dims = x.shape[len(lead):]
+    kept = math.prod(kept_dims)
+    rows = x.size // kept if kept else 0
+    group = max(1, 1024 // kept) if kept else 1
+    if kept == 0 or kept > 32 or rows % group or rows // group < 2:  # 64 kept: NumPy alone is as fast
+        return None
+    partial = x.reshape(rows // group, group * kept).sum(axis=0, dtype=x.dtype)
+    total = partial.reshape(group, kept).sum(axis=0, dtype=x.dtype)
+    return total.reshape((1,) * len(lead) + kept_dims if keep_dims else kept_dims)
 
 
 @register_gradient("Sum")

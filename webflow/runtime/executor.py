@@ -46,7 +46,7 @@ class GraphKernelContext:
 class Plan:
     """The ordered ops one (fetches, feeds) signature needs."""
 
-    def __init__(self, ops: list, fetches: list, fed_uids: frozenset):
+    def __init__(self, ops: list, fetches: list, fed_uids: frozenset, targets: tuple = ()):
         self.ops = ops
         self.fetches = fetches
         self.fed_uids = fed_uids
@@ -66,7 +66,7 @@ class Plan:
         for step in self.steps:
             step.skip = _alias_only(step, self.aliases, fed_uids)
         # ops only control edges reach (TensorFlow's grappler prunes them too): never run, traced or not
-        self.unread = _unread(self.steps, fetches)
+        self.unread = _unread(self.steps, fetches, {op._id for op in targets})
         unread_ids = {id(step) for step in self.unread}
         self.steps = [step for step in self.steps if id(step) not in unread_ids]
 
@@ -115,7 +115,7 @@ _KEPT_FOR_EFFECT = frozenset({"Placeholder", "PlaceholderWithDefault", "Assert",
                               "CheckNumerics", "CheckNumericsV2"})
 
 
-def _unread(steps: list, fetches: list) -> list:
+def _unread(steps: list, fetches: list, target_ids: set) -> list:
     """The side-effect-free steps whose outputs no fetch and no other running op reads: ops in the plan
     only through control edges, such as the gradient with respect to the input images that
     `minimize()`'s gradient gating (control_flow_ops.tuple) ties to the weights' gradients.
@@ -124,7 +124,8 @@ def _unread(steps: list, fetches: list) -> list:
     AdamOptimizer never runs `gradients/MatMul_grad/MatMul`, and a MatMul of mismatched shapes reached only
     through a control dependency raises nothing), so the ops that run match TensorFlow's. In the
     784-256-128-10 MLP step this is the 128x256x784 GEMM, a quarter of the step's flops.
-    Walked backwards, so an op read only by unread ops is unread as well."""
+    Walked backwards, so an op read only by unread ops is unread as well. Ops asked for as run targets
+    always run (grappler preserves fetch nodes: `sess.run(matmul.op)` runs the MatMul in TensorFlow)."""
     read = {t._uid for t in fetches}
     unread = []
     for step in reversed(steps):
@@ -132,7 +133,7 @@ def _unread(steps: list, fetches: list) -> list:
         if step.skip is None and step.output_uids and not op._opdef.stateful and not step.needs_context \
                 and op.type not in _KEPT_FOR_EFFECT and "Queue" not in op.type \
                 and not any(t.dtype.is_ref_dtype or t.dtype.base_dtype.name == "resource" for t in op.inputs) \
-                and not any(uid in read for uid in step.output_uids):
+                and op._id not in target_ids and not any(uid in read for uid in step.output_uids):
             unread.append(step)
             continue
         read.update(step.input_uids)
@@ -179,7 +180,7 @@ def make_plan(fetch_tensors: list, target_ops: list, fed_uids: frozenset) -> Pla
         needed[op._id] = op
         stack.extend(t.op for t in op.inputs if t._uid not in fed_uids)
         stack.extend(op.control_inputs)
-    return Plan(_topological_order(needed), fetch_tensors, fed_uids)
+    return Plan(_topological_order(needed), fetch_tensors, fed_uids, tuple(target_ops))
 
 
 def _topological_order(needed: dict) -> list:

@@ -31,6 +31,8 @@
 
 #include "webflow_kernels.h"
 
+#define WF_OPT_BLOCK 512 /* elements per block of the vectorised updates (3 stack buffers of this size) */
+
 #define WF_OPTIMIZERS(T, suffix, SQRT)                                                                 \
     WF_EXPORT void wf_apply_gradientdescent_##suffix(const T *var, T alpha, const T *delta, T *var_out, \
                                                      wf_size n) {                                      \
@@ -51,14 +53,27 @@
                                           T *v_out, wf_size n) {                                       \
         T lr_t = lr * SQRT((T)1 - beta2_power) / ((T)1 - beta1_power);                                 \
         T one_minus_beta1 = (T)1 - beta1, one_minus_beta2 = (T)1 - beta2;                              \
-        for (wf_size i = 0; i < n; ++i) {                                                              \
-            T g = grad[i];                                                                             \
-            T new_m = m[i] + (g - m[i]) * one_minus_beta1;                                             \
-            T new_v = v[i] + (g * g - v[i]) * one_minus_beta2;                                         \
-            T step = use_nesterov ? g * one_minus_beta1 + beta1 * new_m : new_m;                       \
-            var_out[i] = var[i] - (step * lr_t) / (epsilon + SQRT(new_v));                             \
-            m_out[i] = new_m;                                                                          \
-            v_out[i] = new_v;                                                                          \
+        /* Blocks through stack buffers: the outputs may be the inputs, and with 7 pointers that might \
+         * alias the compiler gave up vectorising (scalar sqrt/div: 7.4 ms for 3.2M floats); the      \
+         * buffers cannot alias, so the first loop vectorises (sqrtps/divps, the same rounding). */    \
+        T new_m[WF_OPT_BLOCK], new_v[WF_OPT_BLOCK], new_var[WF_OPT_BLOCK];                             \
+        for (wf_size i0 = 0; i0 < n; i0 += WF_OPT_BLOCK) {                                             \
+            wf_size len = WF_MIN(WF_OPT_BLOCK, n - i0);                                                \
+            const T *g = grad + i0, *m0 = m + i0, *v0 = v + i0, *var0 = var + i0;                      \
+            for (wf_size i = 0; i < len; ++i) {                                                        \
+                T gi = g[i];                                                                           \
+                T nm = m0[i] + (gi - m0[i]) * one_minus_beta1;                                         \
+                T nv = v0[i] + (gi * gi - v0[i]) * one_minus_beta2;                                    \
+                T step = use_nesterov ? gi * one_minus_beta1 + beta1 * nm : nm;                        \
+                new_var[i] = var0[i] - (step * lr_t) / (epsilon + SQRT(nv));                           \
+                new_m[i] = nm;                                                                         \
+                new_v[i] = nv;                                                                         \
+            }                                                                                          \
+            for (wf_size i = 0; i < len; ++i) {                                                        \
+                var_out[i0 + i] = new_var[i];                                                          \
+                m_out[i0 + i] = new_m[i];                                                              \
+                v_out[i0 + i] = new_v[i];                                                              \
+            }                                                                                          \
         }                                                                                              \
     }                                                                                                  \
     WF_EXPORT void wf_apply_adagrad_##suffix(const T *var, const T *accum, T lr, const T *grad,        \

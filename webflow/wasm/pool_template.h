@@ -70,9 +70,63 @@ static void NAME(first_max)(const wf_conv2d_shape *s, const REAL *image, wf_size
     }
 }
 
+/* MaxPoolGrad when the windows tile the image exactly (stride = window, no padding: 2x2/2 pooling of even
+ * sizes): each input cell lies in one window, so it is written once (its window's gradient or 0) with no
+ * zeroing pass, and the first maximum is tracked a vector of channels at a time. Same cell as first_max:
+ * the first cell starts, a later one takes over only if strictly greater (NaN never does). 0 + g as the
+ * general path's zero-fill then `+=` (a -0.0 gradient lands as +0.0). Measured 50x28x28x32 -> 14x14:
+ * 3.1 -> 1.1 ms (one thread, noisy shared machine). */
+static void NAME(max_pool_grad_tiled)(const wf_conv2d_shape *s, const REAL *input, const REAL *output_grad,
+                                      REAL *input_grad) {
+    const wf_size C = s->in_channels, L = LANES, KH = s->filter_height, KW = s->filter_width;
+    const wf_size taps = KH * KW, W = s->in_width;
+    for (wf_size n = 0; n < s->batch; ++n) {
+        for (wf_size oh = 0; oh < s->out_height; ++oh) {
+            for (wf_size ow = 0; ow < s->out_width; ++ow) {
+                const wf_size pixel = (n * s->out_height + oh) * s->out_width + ow;
+                const wf_size corner = ((n * s->in_height + oh * KH) * W + ow * KW) * C;
+                const REAL *g = output_grad + pixel * C;
+                wf_size c = 0;
+                for (; c + L <= C; c += L) {
+                    VEC best = VLOAD(input + corner + c);
+                    IVEC pick = {0};
+                    for (wf_size t = 1; t < taps; ++t) {
+                        VEC v = VLOAD(input + corner + ((t / KW) * W + t % KW) * C + c);
+                        IVEC greater = v > best;
+                        best = (VEC)(((IVEC)v & greater) | ((IVEC)best & ~greater));
+                        pick = (greater & ((IVEC){0} + (int)t)) | (pick & ~greater);
+                    }
+                    IVEC gv = (IVEC)(VLOAD(g + c) + VSPLAT(0));
+                    for (wf_size t = 0; t < taps; ++t) {
+                        IVEC here = pick == ((IVEC){0} + (int)t);
+                        VSTORE(input_grad + corner + ((t / KW) * W + t % KW) * C + c, (VEC)(gv & here));
+                    }
+                }
+                for (; c < C; ++c) {
+                    REAL best = input[corner + c];
+                    wf_size pick = 0;
+                    for (wf_size t = 1; t < taps; ++t) {
+                        REAL v = input[corner + ((t / KW) * W + t % KW) * C + c];
+                        if (v > best) { best = v; pick = t; }
+                    }
+                    for (wf_size t = 0; t < taps; ++t) {
+                        input_grad[corner + ((t / KW) * W + t % KW) * C + c] = t == pick ? (REAL)0 + g[c] : (REAL)0;
+                    }
+                }
+            }
+        }
+    }
+}
+
 WF_EXPORT int NAME(wf_max_pool_grad)(const wf_conv2d_shape *s, const REAL *input, const REAL *output_grad,
                                      REAL *input_grad) {
     if (!valid_pool(s)) return WF_BAD_ARGUMENT;
+    if (s->stride_height == s->filter_height && s->stride_width == s->filter_width && s->pad_top == 0 &&
+        s->pad_left == 0 && s->out_height * s->filter_height == s->in_height &&
+        s->out_width * s->filter_width == s->in_width) {
+        NAME(max_pool_grad_tiled)(s, input, output_grad, input_grad);
+        return WF_OK;
+    }
     const wf_size C = s->in_channels, plane = s->in_height * s->in_width * C;
     NAME(wf_zero)(input_grad, s->batch * plane);
     wf_size where[GRAD_CHANNELS];

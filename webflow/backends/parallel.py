@@ -1,0 +1,125 @@
+"""Running one C kernel over several threads, by splitting its work into independent parts.
+
+ctypes releases the GIL for the length of a C call, so the C kernels of two Python threads run on two
+cores at once. An adapter whose work splits cleanly (a convolution over a batch: each image's output is
+its own) calls `split(total, run)`: `run(start, stop)` is called for consecutive slices of `range(total)`,
+one on this thread and the others on a small pool of worker threads, and the list of their results comes
+back in order. This is TensorFlow's intra-op parallelism (its Eigen thread pool splits a kernel's work
+the same way); the C kernels themselves stay single-threaded and libc-free (they also build for wasm).
+
+How many threads: $WEBFLOW_INTRA_OP_THREADS, else $OPENBLAS_NUM_THREADS / $OMP_NUM_THREADS (the budget
+NumPy's BLAS was given), else the cores this process may use. Pyodide has no threads: always one part.
+`set_threads(n)` changes it at run time (webflow.config may expose it).
+
+Parts that call NumPy's BLAS (the convolutions' GEMMs) run it on one thread each: OpenBLAS's own
+threads on top of ours would ask for 4 threads on 2 cores, which measured slower than either alone
+(conv2 forward, batch 50: 5.7 ms split with one BLAS thread each, 8.4 split with two, 8-10 unsplit with
+two). OpenBLAS >= 0.3.27 has a per-thread setting (`openblas_set_num_threads_local`), found in the
+library NumPy loaded; without it the parts run with whatever BLAS threading NumPy has.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+_ENV = ("WEBFLOW_INTRA_OP_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def _default_threads() -> int:
+    if sys.platform == "emscripten":
+        return 1
+    for name in _ENV:
+        value = os.environ.get(name, "").strip()
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+class _State:
+    threads = _default_threads()
+    pool: Any = None
+    blas_setter: Any = False  # False: not looked up yet
+
+
+STATE = _State()
+
+
+def threads() -> int:
+    """The number of threads a split kernel uses (1: no splitting)."""
+    return STATE.threads
+
+
+def set_threads(count: int) -> None:
+    """Sets the number of threads split kernels use (at least 1)."""
+    STATE.threads = max(1, int(count))
+
+
+def _blas_threads_setter() -> Any:
+    """OpenBLAS's `openblas_set_num_threads_local(n) -> previous` from the library NumPy loaded, or None."""
+    if STATE.blas_setter is not False:
+        return STATE.blas_setter
+    STATE.blas_setter = None
+    try:
+        import ctypes
+
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "openblas" in line.lower() and line.rstrip().endswith(".so")
+                     or "openblas" in line.lower() and ".so" in line.split()[-1]}
+        for path in sorted(paths):
+            function = getattr(ctypes.CDLL(path), "openblas_set_num_threads_local", None)
+            if function is not None:
+                function.argtypes, function.restype = [ctypes.c_int], ctypes.c_int
+                STATE.blas_setter = function
+                break
+    except (OSError, ImportError):
+        pass
+    return STATE.blas_setter
+
+
+def _one_blas_thread() -> None:
+    setter = _blas_threads_setter()
+    if setter is not None:
+        setter(1)
+
+
+def _pool() -> Any:
+    if STATE.pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        STATE.pool = ThreadPoolExecutor(max_workers=max(1, STATE.threads - 1), thread_name_prefix="webflow-intra-op",
+                                        initializer=_one_blas_thread)
+    elif STATE.pool._max_workers < STATE.threads - 1:  # set_threads() raised the count
+        STATE.pool.shutdown(wait=False)
+        STATE.pool = None
+        return _pool()
+    return STATE.pool
+
+
+def split(total: int, run: Callable[[int, int], Any], min_part: int = 1) -> list:
+    """[run(start, stop) for consecutive slices covering range(total)], the slices run on parallel threads.
+
+    At most `threads()` slices, each at least `min_part` long (small work is not worth a thread hand-off:
+    ~20-50 us). Exceptions raised by any slice propagate."""
+    parts = min(STATE.threads, total // max(1, min_part))
+    if parts <= 1:
+        return [run(0, total)]
+    bounds = [total * i // parts for i in range(parts + 1)]
+    pool = _pool()
+    futures = [pool.submit(run, bounds[i], bounds[i + 1]) for i in range(1, parts)]
+    setter = _blas_threads_setter()
+    previous = setter(1) if setter is not None else None
+    try:
+        first = run(bounds[0], bounds[1])
+    finally:
+        if setter is not None:
+            setter(previous)
+    return [first] + [future.result() for future in futures]
+
+
+__all__ = ["split", "threads", "set_threads"]
