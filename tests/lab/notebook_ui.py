@@ -22,6 +22,11 @@ import re
 import sys
 import time
 
+try:
+    from playwright.sync_api import Error as PlaywrightError
+except ImportError:  # the tests that use this module skip without Playwright
+    PlaywrightError = Exception
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KERNEL_NAME = "webflow-test-python"
 SETTINGS = {
@@ -80,15 +85,20 @@ class NotebookUI:
         self.page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=self.timeout_ms)
         return time.perf_counter() - start
 
-    def run(self, index: int, attempts: int = 3) -> None:
+    def run(self, index: int, attempts: int = 5) -> None:
         """Clicks into cell `index` and presses Shift+Enter, as a user does; checks that the cell was queued.
 
         Right after the kernel first reports idle, JupyterLab sometimes moves on to the next cell without
         sending the code (the prompt stays `[ ]:`); then we select the cell and press again."""
         for attempt in range(attempts):
             editor = self.cell(index).locator(".jp-InputArea-editor")
-            editor.scroll_into_view_if_needed()
-            editor.click()
+            try:
+                editor.scroll_into_view_if_needed()
+                editor.click()
+            except PlaywrightError as error:  # the notebook re-rendered the cell under us (seen on a busy machine)
+                print(f"cell {index} was replaced while clicking (attempt {attempt + 1}): {str(error).splitlines()[0]}")
+                time.sleep(1)
+                continue
             self.page.keyboard.press("Shift+Enter")
             deadline = time.monotonic() + 5
             while time.monotonic() < deadline:
