@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         test_accuracy = evaluate(session, model, test.images, test.labels)
         weights = session.run(model["weights"])
     print(f"test accuracy: {100 * test_accuracy:.2f}% on {test.num_examples:,} images "
-          f"(after {train.epochs_completed} epochs, {time.perf_counter() - started:.1f} s)")
+          f"(after {steps * args.batch_size / train.num_examples:.3g} epochs, {time.perf_counter() - started:.1f} s)")
     path = Path(args.checkpoint_dir) / "mnist_cnn.npz"
     save_weights(path, weights)
     shapes = ", ".join(f"{name} {list(value.shape)}" for name, value in weights.items())
