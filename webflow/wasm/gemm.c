@@ -8,6 +8,7 @@
  * and instantiated here for float and double.
  * Block sizes: KC = 256 deep slices of k; MC = 128 rows of A packed (128 KB of floats, fits L2); NC = 512
  * columns of B packed. Measured on AMD Zen 5 (one thread, n = 256..1024): see benchmarks/c_gemm.py.
+ * wasm f32 uses KC = 512, MC = 64 (below) and packs four rows at a time with SIMD shuffles (template).
  */
 #include "webflow_kernels.h"
 
@@ -26,9 +27,17 @@
 #define VSTORE wf_store_f32v
 #define VSPLAT wf_splat_f32v
 #define NAME(x) x##_f32
+#if defined(__wasm__)
+/* wasm (V8, one thread; PLATFORM.md): deeper k-slices halve the passes over C and the re-packing of A,
+ * +5% at n = 1024; the 4 x 8 B micro-panel (16 KB) still sits in L1, the 64 x 512 A block in L2. */
+#define GEMM_KC 512
+#define GEMM_MC 64
+#define GEMM_NC 512
+#else
 #define GEMM_KC 256
 #define GEMM_MC 128
 #define GEMM_NC 512
+#endif
 #include "gemm_template.h"
 #undef REAL
 #undef VEC

@@ -13,8 +13,8 @@
  * pack op(B)'s KC x NC block into NR-wide panels; for each MC-tall row block, pack op(A)'s MC x KC block
  * into MR-tall panels; then run the MR x NR micro-kernel over every (panel of A, panel of B) pair.
  * Packing reads A and B in whichever layout they have (transposed or not): no transposed copy is made.
- * Panels are zero-padded to full MR / NR, so the micro-kernel has no edge cases; edges are clipped when
- * the result tile is stored.
+ * Panels are padded to full MR / NR (with zeros, or on wasm by repeating the last row), so the micro-kernel
+ * has no edge cases; edges are clipped when the result tile is stored.
  */
 
 #define MR GEMM_MR
@@ -24,10 +24,53 @@
 static WF_THREAD_LOCAL REAL NAME(packed_a)[(GEMM_MC + MR - 1) / MR * MR * GEMM_KC] __attribute__((aligned(64)));
 static WF_THREAD_LOCAL REAL NAME(packed_b)[GEMM_KC * GEMM_NC] __attribute__((aligned(64)));
 
+#if defined(__wasm_simd128__) && LANES == 4 && MR == 4
+/* wasm f32 only: pack four rows at once through a 4 x 4 transpose in registers (the scalar loops below
+ * store one float per step with a stride; in V8 that was ~10% of a 64 x 64 product, 3% at 1024).
+ * Rows r0..r3, elements p = 0..kc-1 -> out[p * stride + 0..3]. At a ragged edge the callers repeat the
+ * last real row instead of padding with zeros: each padded row of a tile only feeds its own accumulators,
+ * whose results are clipped at the store. (A static zero row would cost 1.8 MB: wasm-ld then writes all
+ * the packing scratch into the module as a zero data segment.) */
+#define GEMM_PACK_ROWS4 1
+
+static void NAME(pack_rows4)(const REAL *r0, const REAL *r1, const REAL *r2, const REAL *r3, wf_size kc,
+                             REAL *out, wf_size stride) {
+    wf_size p = 0;
+    for (; p + 4 <= kc; p += 4, out += 4 * stride) {
+        VEC x0 = VLOAD(r0 + p), x1 = VLOAD(r1 + p), x2 = VLOAD(r2 + p), x3 = VLOAD(r3 + p);
+        /* interleave rows pairwise (x0[0] x1[0] x0[1] x1[1] ...), then pair the 64-bit halves */
+        VEC lo01 = __builtin_shufflevector(x0, x1, 0, 4, 1, 5), hi01 = __builtin_shufflevector(x0, x1, 2, 6, 3, 7);
+        VEC lo23 = __builtin_shufflevector(x2, x3, 0, 4, 1, 5), hi23 = __builtin_shufflevector(x2, x3, 2, 6, 3, 7);
+        VSTORE(out, __builtin_shufflevector(lo01, lo23, 0, 1, 4, 5));
+        VSTORE(out + stride, __builtin_shufflevector(lo01, lo23, 2, 3, 6, 7));
+        VSTORE(out + 2 * stride, __builtin_shufflevector(hi01, hi23, 0, 1, 4, 5));
+        VSTORE(out + 3 * stride, __builtin_shufflevector(hi01, hi23, 2, 3, 6, 7));
+    }
+    for (; p < kc; ++p, out += stride) {
+        out[0] = r0[p];
+        out[1] = r1[p];
+        out[2] = r2[p];
+        out[3] = r3[p];
+    }
+}
+#endif
+
 /* op(A)[0:mc, 0:kc] -> MR-row panels: panel q holds, for each p, the MR values op(A)[q*MR + r, p]. */
 static void NAME(pack_a)(int trans, wf_size mc, wf_size kc, const REAL *a, wf_size lda, REAL *pack) {
     for (wf_size i0 = 0; i0 < mc; i0 += MR, pack += MR * kc) {
         wf_size rows = WF_MIN(MR, mc - i0);
+#ifdef GEMM_PACK_ROWS4
+        if (!trans) {  /* MR == 4 rows of A, each contiguous along p */
+            const REAL *row[4];
+            for (int r = 0; r < 4; ++r) row[r] = a + (i0 + WF_MIN(r, rows - 1)) * lda;
+            NAME(pack_rows4)(row[0], row[1], row[2], row[3], kc, pack, MR);
+            continue;
+        }
+        if (rows == MR) {  /* transposed: the MR values for each p are contiguous, one vector */
+            for (wf_size p = 0; p < kc; ++p) VSTORE(pack + p * MR, VLOAD(a + p * lda + i0));
+            continue;
+        }
+#endif
         if (trans) {  /* op(A) columns are contiguous: copy MR neighbours per p */
             for (wf_size p = 0; p < kc; ++p) {
                 const REAL *src = a + p * lda + i0;
@@ -50,6 +93,15 @@ static void NAME(pack_a)(int trans, wf_size mc, wf_size kc, const REAL *a, wf_si
 static void NAME(pack_b)(int trans, wf_size kc, wf_size nc, const REAL *b, wf_size ldb, REAL *pack) {
     for (wf_size j0 = 0; j0 < nc; j0 += NR, pack += NR * kc) {
         wf_size cols = WF_MIN(NR, nc - j0);
+#ifdef GEMM_PACK_ROWS4
+        if (trans) {  /* NR == 8 rows of b (columns of op(B)), contiguous along p: two groups of four */
+            const REAL *row[8];
+            for (int c = 0; c < 8; ++c) row[c] = b + (j0 + WF_MIN(c, cols - 1)) * ldb;
+            NAME(pack_rows4)(row[0], row[1], row[2], row[3], kc, pack, NR);
+            NAME(pack_rows4)(row[4], row[5], row[6], row[7], kc, pack + 4, NR);
+            continue;
+        }
+#endif
         if (!trans) {  /* op(B) rows are contiguous: copy NR neighbours per p (two vectors when full) */
             for (wf_size p = 0; p < kc; ++p) {
                 const REAL *src = b + p * ldb + j0;
@@ -166,3 +218,4 @@ WF_EXPORT void NAME(wf_gemm_batched)(int trans_a, int trans_b, wf_size m, wf_siz
 
 #undef MR
 #undef NR
+#undef GEMM_PACK_ROWS4
