@@ -59,7 +59,7 @@ def build_wheel(out_dir: str) -> str:
 
 
 def build_pages(out_dir: str) -> None:
-    """Step 3: index.html and demo/ copied from site/ (static files: nothing is generated)."""
+    """Step 3: index.html, demo/ and common/ copied from site/ (static files: nothing is generated)."""
     shutil.copy2(os.path.join(HERE, "index.html"), out_dir)
     target = os.path.join(out_dir, "demo")
     if os.path.isdir(target):
@@ -68,6 +68,10 @@ def build_pages(out_dir: str) -> None:
     for name in sorted(os.listdir(os.path.join(HERE, "demo"))):
         if name.endswith(DEMO_FILES):
             shutil.copy2(os.path.join(HERE, "demo", name), target)
+    common = os.path.join(out_dir, "common")  # the workers' shared boot (Pyodide + webflow's wheel)
+    if os.path.isdir(common):
+        shutil.rmtree(common)
+    shutil.copytree(os.path.join(HERE, "common"), common)
 
 
 def check_renderer() -> None:

@@ -6,26 +6,17 @@
 // shipped in the wheel. Messages, page -> worker: {type: "train"}, {type: "predict", id, pixels},
 // {type: "time_steps", count}. Worker -> page: "status", "ready", "progress", "trained",
 // "prediction", "timing" and "error" (each carries what its name says; see mnist.js).
-import { loadPyodide } from "../pyodide/pyodide.mjs";
+import { loadWebflow, since } from "../common/webflow_pyodide.mjs";
 
 const CHUNK_STEPS = 20;  // training steps per Python call; the worker reports progress between chunks
 const post = (type, fields = {}) => self.postMessage({ type, ...fields });
-const since = (start) => Math.round(performance.now() - start);
 let demo = null;        // the Python MnistDemo object
 let training = false;
 const queue = [];       // messages that arrived before the model was ready
 
 async function boot() {
   const start = performance.now();
-  post("status", { text: "Starting Python (Pyodide)…" });
-  const base = new URL("../", self.location.href).href;
-  const pyodide = await loadPyodide({ indexURL: `${base}pyodide/`, stdout: (line) => console.log(line),
-                                      stderr: (line) => console.warn(line) });
-  const bootMs = since(start);
-  post("status", { text: "Installing webflow…" });
-  const index = await (await fetch(`${base}wheels/index.json`)).json();
-  await pyodide.loadPackage(`${base}wheels/${index.webflow}`, { messageCallback: () => {} });
-  const installMs = since(start) - bootMs;
+  const { pyodide, bootMs, installMs } = await loadWebflow(post);
   post("status", { text: "Reading the MNIST sample and building the graph…" });
   const source = await (await fetch(new URL("mnist_model.py", self.location.href))).text();
   pyodide.runPython(source);

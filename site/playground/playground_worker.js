@@ -6,25 +6,15 @@
 // program and answers with a JSON string (the program's output, the explanation of an error, the graph
 // document). Messages, page -> worker: {type: "run", id, source}. Worker -> page: "status" {text},
 // "ready" {python, backend, timings}, "result" {id, answer (the JSON string), ms}, "error" {message}.
-import { loadPyodide } from "../pyodide/pyodide.mjs";
+import { loadWebflow, since } from "../common/webflow_pyodide.mjs";
 
 const post = (type, fields = {}) => self.postMessage({ type, ...fields });
-const since = (start) => Math.round(performance.now() - start);
 let runProgram = null;  // the Python function run_program(source) -> str
 const queue = [];       // "run" messages that arrived before Python was ready
 
 async function boot() {
   const start = performance.now();
-  post("status", { text: "Starting Python (Pyodide)…" });
-  const base = new URL("../", self.location.href).href;
-  // A program's prints are captured by the runner; anything else Python writes goes to the console.
-  const pyodide = await loadPyodide({ indexURL: `${base}pyodide/`, stdout: (line) => console.log(line),
-                                      stderr: (line) => console.warn(line) });
-  const bootMs = since(start);
-  post("status", { text: "Installing webflow…" });
-  const index = await (await fetch(`${base}wheels/index.json`)).json();
-  await pyodide.loadPackage(`${base}wheels/${index.webflow}`, { messageCallback: () => {} });
-  const installMs = since(start) - bootMs;
+  const { pyodide, bootMs, installMs } = await loadWebflow(post);
   post("status", { text: "Importing webflow…" });
   const source = await (await fetch(new URL("playground_runner.py", self.location.href))).text();
   const namespace = pyodide.globals.get("dict")();

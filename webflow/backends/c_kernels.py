@@ -155,6 +155,20 @@ def fn(name: str) -> Any:
     return c_library.function(name)
 
 
+def unary_adapter(stem: str, allowed: tuple) -> Callable:
+    """The adapter of the elementwise C function wf_<stem>_<t>: y[i] = stem(x[i]) in one contiguous pass."""
+    def adapter(x: Any) -> Any:
+        c_suffix = suffix(x, allowed)
+        x = contiguous(x)
+        y = empty_like(x)
+        fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), x.size)
+        return y
+
+    adapter.__name__ = f"c_{stem}"
+    adapter.__doc__ = f"wf_{stem}_<t>: y = {stem}(x) elementwise."
+    return adapter
+
+
 def check(status: int, kernel: str) -> None:
     """Turns a C status code other than WF_OK into an exception (shape errors are caught before the call)."""
     if status != 0:

@@ -21,6 +21,7 @@ from webflow.backends.c_kernels import (
     fn,
     ptr,
     suffix,
+    unary_adapter,
 )
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
@@ -32,19 +33,6 @@ def same_shapes(op_type: str, first: Any, second: Any) -> None:
         raise InvalidArgumentError(None, None, f"Inputs to operation {op_type} of type {op_type} must have the same "
                                                f"size and shape.  Input 0: [{','.join(map(str, first.shape))}] != "
                                                f"input 1: [{','.join(map(str, second.shape))}]")
-
-
-def _unary(stem: str, allowed: tuple) -> Any:
-    def adapter(x: Any) -> Any:
-        c_suffix = suffix(x, allowed)
-        x = contiguous(x)
-        y = empty_like(x)
-        fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), x.size)
-        return y
-
-    adapter.__name__ = f"c_{stem}"
-    adapter.__doc__ = f"wf_{stem}_<t>: y = {stem}(x) elementwise."
-    return adapter
 
 
 def _grad(stem: str, allowed: tuple, op_type: str = "") -> Any:
@@ -65,9 +53,9 @@ def _grad(stem: str, allowed: tuple, op_type: str = "") -> Any:
 
 for _op, _stem in (("Elu", "elu"), ("Selu", "selu"), ("Softplus", "softplus"), ("Softsign", "softsign"),
                    ("Floor", "floor"), ("Ceil", "ceil")):
-    c_kernel(_op, dtypes=FLOATS, min_size=None)(_unary(_stem, FLOATS))
+    c_kernel(_op, dtypes=FLOATS, min_size=None)(unary_adapter(_stem, FLOATS))
 for _op, _stem in (("Relu6", "relu6"), ("Sign", "sign")):
-    c_kernel(_op, dtypes=NUMBERS, min_size=None)(_unary(_stem, NUMBERS))
+    c_kernel(_op, dtypes=NUMBERS, min_size=None)(unary_adapter(_stem, NUMBERS))
 for _op, _stem in (("EluGrad", "elu_grad"), ("SeluGrad", "selu_grad"), ("SoftplusGrad", "softplus_grad"),
                    ("SoftsignGrad", "softsign_grad")):
     c_kernel(_op, dtypes=FLOATS, min_size=None)(_grad(_stem, FLOATS, _op))

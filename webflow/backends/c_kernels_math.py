@@ -26,6 +26,7 @@ from webflow.backends.c_kernels import (
     prod,
     ptr,
     suffix,
+    unary_adapter,
 )
 from webflow.backends.c_kernels_activation import same_shapes
 from webflow.framework.errors import InvalidArgumentError
@@ -34,26 +35,14 @@ INTEGER_UNARY = NUMBERS   # neg abs square relu also exist for i32/i64
 
 
 # --- unary (contiguous): y[i] = f(x[i]) ---------------------------------------------------------------
-def _unary(stem: str) -> Any:
-    def adapter(x: Any) -> Any:
-        c_suffix = suffix(x, NUMBERS if stem in c_elementwise.INT_UNARY else FLOATS)
-        x = contiguous(x)
-        y = empty_like(x)
-        fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), x.size)
-        return y
-
-    adapter.__name__ = f"c_{stem}"
-    adapter.__doc__ = f"wf_{stem}_<t>: y = {stem}(x) elementwise."
-    return adapter
-
-
 # measured (selection.py): NumPy's loops here use AVX-512 (its exp/tanh/sigmoid too), and a ctypes call
 # costs ~5 us, so only relu on large arrays runs in C automatically; the rest when forced.
 for _op, _stem, _size in (("Neg", "neg", None), ("Abs", "abs", None), ("Square", "square", None),
                           ("Sqrt", "sqrt", None), ("Rsqrt", "rsqrt", None), ("Reciprocal", "reciprocal", None),
                           ("Relu", "relu", 65536), ("Exp", "exp", None), ("Log", "log", None),
                           ("Tanh", "tanh", None), ("Sigmoid", "sigmoid", None)):
-    c_kernel(_op, dtypes=NUMBERS if _stem in c_elementwise.INT_UNARY else FLOATS, min_size=_size)(_unary(_stem))
+    _allowed = NUMBERS if _stem in c_elementwise.INT_UNARY else FLOATS
+    c_kernel(_op, dtypes=_allowed, min_size=_size)(unary_adapter(_stem, _allowed))
 
 
 @c_kernel("ReluGrad", dtypes=NUMBERS, min_size=8192)
