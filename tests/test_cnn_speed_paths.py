@@ -79,6 +79,39 @@ def test_max_pool_grad_split_matches_numpy(threads: int) -> None:
     np.testing.assert_array_equal(value, expected)
 
 
+@pytest.mark.parametrize("count", [5, 3 * (1 << 17) + 5])
+def test_sliced_elementwise_kernels_match_numpy(threads: int, count: int) -> None:
+    """Relu, ReluGrad and Sigmoid cut into slices on threads (c_kernels.call_sliced) vs NumPy's formulas."""
+    from webflow.backends import c_kernels_math, c_library  # noqa: F401  (registers the adapters)
+    from webflow.backends.c_kernels import ADAPTERS
+
+    if not c_library.available():
+        pytest.skip("no C kernels here")
+    rng = np.random.default_rng(count)
+    x, g = rng.standard_normal(count).astype(np.float32), rng.standard_normal(count).astype(np.float32)
+    x[::7] = 0.0   # ReluGrad passes nothing where the feature is exactly 0
+    np.testing.assert_array_equal(ADAPTERS["Relu"].adapter(x), np.maximum(x, 0))
+    np.testing.assert_array_equal(ADAPTERS["ReluGrad"].adapter(g, x), np.where(x > 0, g, 0))
+    np.testing.assert_allclose(ADAPTERS["Sigmoid"].adapter(x), 1 / (1 + np.exp(-x.astype(np.float64))), rtol=1e-6)
+
+
+@pytest.mark.parametrize("x_shape, y_shape", [((600, 500), (500,)), ((600, 500), (600, 1)), ((600, 500), (600, 500)),
+                                              ((1, 600, 500), (7, 1, 1)), ((3, 5), (5,))])
+def test_sliced_broadcasting_add_matches_numpy(threads: int, x_shape: tuple, y_shape: tuple) -> None:
+    """AddV2 cut along its first output dimension into slices on threads, with either side broadcast."""
+    from webflow.backends import c_kernels_math, c_library  # noqa: F401  (registers the adapters)
+    from webflow.backends.c_kernels import ADAPTERS
+
+    if not c_library.available():
+        pytest.skip("no C kernels here")
+    rng = np.random.default_rng(1)
+    for dtype in (np.float32, np.int32):
+        x = (rng.standard_normal(x_shape) * 100).astype(dtype)
+        y = (rng.standard_normal(y_shape) * 100).astype(dtype)
+        np.testing.assert_array_equal(ADAPTERS["AddV2"].adapter(x, y), x + y)
+        np.testing.assert_array_equal(ADAPTERS["AddV2"].adapter(y, x), y + x)
+
+
 @pytest.mark.parametrize("shape, axes", [((50, 28, 28, 32), (0, 1, 2)), ((64, 32, 16), (0, 1)), ((4096, 8), (0,))])
 def test_folded_sum_matches_float64(shape: tuple, axes: tuple) -> None:
     x = np.random.default_rng(1).random(shape, dtype=np.float32)

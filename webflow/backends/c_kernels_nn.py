@@ -208,7 +208,17 @@ def max_pool(x: Any, **attrs: Any) -> Any:
     suffix(x, F32)
     shape = _pool_geometry(x.shape, attrs)
     out = empty(_pooled(shape), dtypes.float32)
-    check(fn("wf_max_pool_f32")(ctypes.byref(shape), ptr(contiguous(x)), ptr(out)), "max_pool")
+    x = contiguous(x)  # held here: the slices read it through its address
+    kernel, x_at, out_at = fn("wf_max_pool_f32"), ptr(x), ptr(out)
+    image, pooled = 4 * prod(x.shape[1:]), 4 * prod(out.shape[1:])
+
+    def run(start: int, stop: int) -> int:  # images are independent: split over threads (backends/parallel.py)
+        part = Conv2DShape.from_buffer_copy(shape)
+        part.batch = stop - start
+        return kernel(ctypes.byref(part), x_at + start * image, out_at + start * pooled)
+
+    for status in parallel.split(shape.batch, run, min_part=_MIN_IMAGES_PER_THREAD * 4):
+        check(status, "max_pool")
     return out
 
 
@@ -220,8 +230,8 @@ def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, **attrs: Any) ->
     if orig_output.shape != _pooled(shape) or grad.shape != _pooled(shape) or grad.dtype != orig_input.dtype:
         raise Unsupported("shapes")
     out = empty(orig_input.shape, dtypes.float32)
-    kernel, x_at, grad_at, out_at = fn("wf_max_pool_grad_f32"), ptr(contiguous(orig_input)), ptr(contiguous(grad)), \
-        ptr(out)
+    orig_input, grad = contiguous(orig_input), contiguous(grad)  # held here: the slices read them by address
+    kernel, x_at, grad_at, out_at = fn("wf_max_pool_grad_f32"), ptr(orig_input), ptr(grad), ptr(out)
     image, pooled = 4 * prod(orig_input.shape[1:]), 4 * prod(grad.shape[1:])
 
     def run(start: int, stop: int) -> int:  # images are independent: split over threads (backends/parallel.py)
@@ -240,7 +250,8 @@ def avg_pool(x: Any, **attrs: Any) -> Any:
     suffix(x, F32)
     shape = _pool_geometry(x.shape, attrs)
     out = empty(_pooled(shape), dtypes.float32)
-    check(fn("wf_avg_pool_f32")(ctypes.byref(shape), ptr(contiguous(x)), ptr(out)), "avg_pool")
+    x = contiguous(x)  # a name holds the copy while C reads it (a bare ptr(contiguous(x)) frees it first)
+    check(fn("wf_avg_pool_f32")(ctypes.byref(shape), ptr(x), ptr(out)), "avg_pool")
     return out
 
 
@@ -253,7 +264,8 @@ def avg_pool_grad(orig_input_shape: Any, grad: Any, **attrs: Any) -> Any:
     if grad.shape != _pooled(shape):
         raise Unsupported("shapes")
     out = empty(x_shape, dtypes.float32)
-    check(fn("wf_avg_pool_grad_f32")(ctypes.byref(shape), ptr(contiguous(grad)), ptr(out)), "avg_pool_grad")
+    grad = contiguous(grad)  # a name holds the copy while C reads it
+    check(fn("wf_avg_pool_grad_f32")(ctypes.byref(shape), ptr(grad), ptr(out)), "avg_pool_grad")
     return out
 
 
@@ -350,7 +362,8 @@ def unsorted_segment_sum(data: Any, ids: Any, num: Any) -> Any:
         rows, ids = _drop_negative_ids(rows, ids)
     out = zeros((int(num),) + rows.shape[1:], data.dtype)
     inner = int(prod(rows.shape[1:]))
-    bad = fn(f"wf_scatter_add_{c_suffix}_{index}")(ptr(rows), ptr(contiguous(ids)), ptr(out), ids.size, inner,
+    ids = contiguous(ids)  # a name holds the copy while C reads it
+    bad = fn(f"wf_scatter_add_{c_suffix}_{index}")(ptr(rows), ptr(ids), ptr(out), ids.size, inner,
                                                    int(num))
     if bad:
         raise IndexError(f"index {int(ids.reshape(-1)[bad - 1])} is out of bounds for axis 0 with size {int(num)}")

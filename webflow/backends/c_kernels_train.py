@@ -16,6 +16,7 @@ from webflow.backends.c_kernels import (
     FLOATS,
     Unsupported,
     c_kernel,
+    call_sliced,
     contiguous,
     empty,
     empty_like,
@@ -45,8 +46,12 @@ def _scalar(value: Any) -> float:
     return float(value)
 
 
-def _fresh(*like: Any) -> list:
-    return [empty_like(a) for a in like]
+def _outputs(into: tuple | None, *states: Any) -> list:
+    """Where the new states go: over a state's own array when the caller may overwrite it (`into`, decided by
+    ops/training_ops.py) and it is the very array the kernel reads, else a fresh array. The C updates read
+    each element before writing it, so the output may be the input."""
+    into = into or (None,) * len(states)
+    return [state if target is state else empty_like(state) for target, state in zip(into, states)]
 
 
 def _families(*names: str) -> tuple:
@@ -59,77 +64,79 @@ def _families(*names: str) -> tuple:
 # measured: the fused C pass beats NumPy's chain of temporaries once they stop fitting in cache
 # (Adam 100k floats: 459 -> 412 us; 16k: 36 -> 46 us, where the ~15 us of ctypes calls dominate).
 @c_kernel(*_families("GradientDescent"), min_size=65536, size_input=2, update=True)
-def gradient_descent(var: Any, alpha: Any, delta: Any) -> tuple:
+def gradient_descent(var: Any, alpha: Any, delta: Any, *, into: tuple | None = None) -> tuple:
     """wf_apply_gradientdescent_<t>: var <- var - alpha * delta."""
     c_suffix, (var, delta) = _states(var, delta)
-    (new_var,) = _fresh(var)
-    fn(f"wf_apply_gradientdescent_{c_suffix}")(ptr(var), _scalar(alpha), ptr(delta), ptr(new_var), var.size)
+    (new_var,) = _outputs(into, var)
+    call_sliced(f"wf_apply_gradientdescent_{c_suffix}", [var, _scalar(alpha), delta, new_var], var.size)
     return (new_var,)
 
 
 @c_kernel(*_families("Momentum"), min_size=65536, size_input=3, update=True)
-def momentum(var: Any, accum: Any, lr: Any, grad: Any, momentum: Any, *, use_nesterov: bool = False) -> tuple:
+def momentum(var: Any, accum: Any, lr: Any, grad: Any, momentum: Any, *, use_nesterov: bool = False,
+             into: tuple | None = None) -> tuple:
     """wf_apply_momentum_<t>: accum <- momentum accum + g; var <- var - lr accum (or Nesterov)."""
     c_suffix, (var, accum, grad) = _states(var, accum, grad)
-    new_var, new_accum = _fresh(var, accum)
-    fn(f"wf_apply_momentum_{c_suffix}")(ptr(var), ptr(accum), _scalar(lr), ptr(grad), _scalar(momentum),
-                                        int(use_nesterov), ptr(new_var), ptr(new_accum), var.size)
+    new_var, new_accum = _outputs(into, var, accum)
+    call_sliced(f"wf_apply_momentum_{c_suffix}", [var, accum, _scalar(lr), grad, _scalar(momentum),
+                                                   int(use_nesterov), new_var, new_accum], var.size)
     return new_var, new_accum
 
 
 @c_kernel(*_families("Adam"), min_size=65536, size_input=9, update=True)
 def adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any, beta1: Any, beta2: Any,
-         epsilon: Any, grad: Any, *, use_nesterov: bool = False) -> tuple:
+         epsilon: Any, grad: Any, *, use_nesterov: bool = False, into: tuple | None = None) -> tuple:
     """wf_apply_adam_<t>: m, v and var updated in one pass."""
     c_suffix, (var, m, v, grad) = _states(var, m, v, grad)
-    new_var, new_m, new_v = _fresh(var, m, v)
+    new_var, new_m, new_v = _outputs(into, var, m, v)
     scalars = [_scalar(s) for s in (beta1_power, beta2_power, lr, beta1, beta2, epsilon)]
-    fn(f"wf_apply_adam_{c_suffix}")(ptr(var), ptr(m), ptr(v), *scalars, ptr(grad), int(use_nesterov),
-                                    ptr(new_var), ptr(new_m), ptr(new_v), var.size)
+    call_sliced(f"wf_apply_adam_{c_suffix}", [var, m, v, *scalars, grad, int(use_nesterov), new_var, new_m, new_v],
+                 var.size)
     return new_var, new_m, new_v
 
 
 @c_kernel(*_families("Adagrad"), min_size=65536, size_input=3, update=True)
-def adagrad(var: Any, accum: Any, lr: Any, grad: Any, *, update_slots: bool = True) -> tuple:
+def adagrad(var: Any, accum: Any, lr: Any, grad: Any, *, update_slots: bool = True, into: tuple | None = None) -> tuple:
     """wf_apply_adagrad_<t>: accum <- accum + g^2; var <- var - lr g / sqrt(accum)."""
     c_suffix, (var, accum, grad) = _states(var, accum, grad)
-    new_var, new_accum = _fresh(var, accum)
-    fn(f"wf_apply_adagrad_{c_suffix}")(ptr(var), ptr(accum), _scalar(lr), ptr(grad), int(update_slots),
-                                       ptr(new_var), ptr(new_accum), var.size)
+    new_var, new_accum = _outputs(into, var, accum)
+    call_sliced(f"wf_apply_adagrad_{c_suffix}", [var, accum, _scalar(lr), grad, int(update_slots), new_var,
+                                                  new_accum], var.size)
     return new_var, new_accum
 
 
 @c_kernel(*_families("RMSProp"), min_size=65536, size_input=7, update=True)
-def rms_prop(var: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any, epsilon: Any, grad: Any) -> tuple:
+def rms_prop(var: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any, epsilon: Any, grad: Any, *,
+             into: tuple | None = None) -> tuple:
     """wf_apply_rmsprop_<t>: ms, mom and var updated in one pass."""
     c_suffix, (var, ms, mom, grad) = _states(var, ms, mom, grad)
-    new_var, new_ms, new_mom = _fresh(var, ms, mom)
-    fn(f"wf_apply_rmsprop_{c_suffix}")(ptr(var), ptr(ms), ptr(mom), _scalar(lr), _scalar(rho), _scalar(momentum),
-                                       _scalar(epsilon), ptr(grad), ptr(new_var), ptr(new_ms), ptr(new_mom),
-                                       var.size)
+    new_var, new_ms, new_mom = _outputs(into, var, ms, mom)
+    scalars = [_scalar(s) for s in (lr, rho, momentum, epsilon)]
+    call_sliced(f"wf_apply_rmsprop_{c_suffix}", [var, ms, mom, *scalars, grad, new_var, new_ms, new_mom], var.size)
     return new_var, new_ms, new_mom
 
 
 @c_kernel(*_families("CenteredRMSProp"), min_size=65536, size_input=8, update=True)
 def centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any, epsilon: Any,
-                      grad: Any) -> tuple:
+                      grad: Any, *, into: tuple | None = None) -> tuple:
     """wf_apply_centeredrmsprop_<t>: mg, ms, mom and var updated in one pass."""
     c_suffix, (var, mg, ms, mom, grad) = _states(var, mg, ms, mom, grad)
-    new_var, new_mg, new_ms, new_mom = _fresh(var, mg, ms, mom)
-    fn(f"wf_apply_centeredrmsprop_{c_suffix}")(ptr(var), ptr(mg), ptr(ms), ptr(mom), _scalar(lr), _scalar(rho),
-                                               _scalar(momentum), _scalar(epsilon), ptr(grad), ptr(new_var),
-                                               ptr(new_mg), ptr(new_ms), ptr(new_mom), var.size)
+    new_var, new_mg, new_ms, new_mom = _outputs(into, var, mg, ms, mom)
+    scalars = [_scalar(s) for s in (lr, rho, momentum, epsilon)]
+    call_sliced(f"wf_apply_centeredrmsprop_{c_suffix}", [var, mg, ms, mom, *scalars, grad, new_var, new_mg, new_ms,
+                                                          new_mom], var.size)
     return new_var, new_mg, new_ms, new_mom
 
 
 @c_kernel(*_families("Adadelta"), min_size=65536, size_input=6, update=True)
-def adadelta(var: Any, accum: Any, accum_update: Any, lr: Any, rho: Any, epsilon: Any, grad: Any) -> tuple:
+def adadelta(var: Any, accum: Any, accum_update: Any, lr: Any, rho: Any, epsilon: Any, grad: Any, *,
+             into: tuple | None = None) -> tuple:
     """wf_apply_adadelta_<t>: accum, accum_update and var updated in one pass."""
     c_suffix, (var, accum, accum_update, grad) = _states(var, accum, accum_update, grad)
-    new_var, new_accum, new_update = _fresh(var, accum, accum_update)
-    fn(f"wf_apply_adadelta_{c_suffix}")(ptr(var), ptr(accum), ptr(accum_update), _scalar(lr), _scalar(rho),
-                                        _scalar(epsilon), ptr(grad), ptr(new_var), ptr(new_accum), ptr(new_update),
-                                        var.size)
+    new_var, new_accum, new_update = _outputs(into, var, accum, accum_update)
+    scalars = [_scalar(s) for s in (lr, rho, epsilon)]
+    call_sliced(f"wf_apply_adadelta_{c_suffix}", [var, accum, accum_update, *scalars, grad, new_var, new_accum,
+                                                   new_update], var.size)
     return new_var, new_accum, new_update
 
 

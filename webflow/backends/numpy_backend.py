@@ -11,9 +11,19 @@ Values are then `backends.c_array.CArray`s and the C kernels run every op that h
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 from webflow.framework import dtypes
+
+# After each multi-threaded GEMM, OpenBLAS's idle threads spin (sched_yield) for ~2^28 cycles, taking a core
+# from webflow's own kernel threads (backends/parallel.py): a 2-thread 50x3136x1024 matmul followed by a
+# convolution split over 2 threads measured 10.7 ms, the two alone 1.9 + 3.9. With OpenBLAS told to sleep
+# after 2^4 cycles: 6.8 ms, and the matmul alone unchanged. OpenBLAS reads this when it loads, so it only
+# applies when webflow is what imports NumPy; a value the user set wins.
+if "numpy" not in sys.modules:
+    os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 try:
     import numpy as np

@@ -14,8 +14,11 @@ NumPy's BLAS was given), else the cores this process may use. Pyodide has no thr
 Parts that call NumPy's BLAS (the convolutions' GEMMs) run it on one thread each: OpenBLAS's own
 threads on top of ours would ask for 4 threads on 2 cores, which measured slower than either alone
 (conv2 forward, batch 50: 5.7 ms split with one BLAS thread each, 8.4 split with two, 8-10 unsplit with
-two). OpenBLAS >= 0.3.27 has a per-thread setting (`openblas_set_num_threads_local`), found in the
-library NumPy loaded; without it the parts run with whatever BLAS threading NumPy has.
+two). So `split` drops OpenBLAS to one thread while its parts run and restores the count afterwards, through
+`openblas_set_num_threads_local` (OpenBLAS >= 0.3.27, found in the library NumPy loaded). Despite its name,
+that setting is process-wide in OpenBLAS's pthreads builds (NumPy's wheels): set from a worker thread it
+left every later matmul on one thread (fc1 forward at batch 50: 1.85 ms -> 3.2 ms), so only `split` itself
+sets it, around the whole parallel section. Without the setter the parts run with NumPy's BLAS threading.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from concurrent.futures import wait
 from typing import Any
 
 _ENV = ("WEBFLOW_INTRA_OP_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
@@ -82,18 +86,11 @@ def _blas_threads_setter() -> Any:
     return STATE.blas_setter
 
 
-def _one_blas_thread() -> None:
-    setter = _blas_threads_setter()
-    if setter is not None:
-        setter(1)
-
-
 def _pool() -> Any:
     if STATE.pool is None:
         from concurrent.futures import ThreadPoolExecutor
 
-        STATE.pool = ThreadPoolExecutor(max_workers=max(1, STATE.threads - 1), thread_name_prefix="webflow-intra-op",
-                                        initializer=_one_blas_thread)
+        STATE.pool = ThreadPoolExecutor(max_workers=max(1, STATE.threads - 1), thread_name_prefix="webflow-intra-op")
     elif STATE.pool._max_workers < STATE.threads - 1:  # set_threads() raised the count
         STATE.pool.shutdown(wait=False)
         STATE.pool = None
@@ -110,13 +107,13 @@ def split(total: int, run: Callable[[int, int], Any], min_part: int = 1) -> list
     if parts <= 1:
         return [run(0, total)]
     bounds = [total * i // parts for i in range(parts + 1)]
-    pool = _pool()
-    futures = [pool.submit(run, bounds[i], bounds[i + 1]) for i in range(1, parts)]
     setter = _blas_threads_setter()
     previous = setter(1) if setter is not None else None
+    futures = [_pool().submit(run, bounds[i], bounds[i + 1]) for i in range(1, parts)]
     try:
         first = run(bounds[0], bounds[1])
     finally:
+        wait(futures)  # every part has finished (or failed) before BLAS gets its threads back
         if setter is not None:
             setter(previous)
     return [first] + [future.result() for future in futures]

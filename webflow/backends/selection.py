@@ -135,6 +135,22 @@ def _with_fallback(adapter: Callable, fallback: Callable) -> Callable:
     return run
 
 
+def _update_with_fallback(adapter: Callable, formula: Callable) -> Callable:
+    """As `_with_fallback`, for an optimizer's update formula. `into` (the state arrays the update may write
+    over, ops/training_ops.py) goes to the C adapter only: the NumPy formula always returns new arrays."""
+
+    def run(*args: Any, into: tuple | None = None, **attrs: Any) -> Any:
+        try:
+            return adapter(*args, into=into, **attrs)
+        except Unsupported:
+            return formula(*args, **attrs)
+
+    run.__name__ = getattr(adapter, "__name__", "c_kernel")
+    run.__doc__ = adapter.__doc__
+    run.writes_into = True
+    return run
+
+
 def _without_numpy(opdef: Any) -> Callable:
     """The op's reference kernel where NumPy is missing: its pure-Python kernel, or one saying what is missing."""
     portable = python_kernels.KERNELS.get(opdef.type)
@@ -168,7 +184,7 @@ def attach(opdef: Any) -> None:
         return
     numpy_kernel = opdef.kernels[NUMPY]
     if found.update:  # an optimizer's update formula: the op's kernel rebuilt around the C formula
-        kernel = numpy_kernel.with_update(_with_fallback(found.adapter, numpy_kernel.update))
+        kernel = numpy_kernel.with_update(_update_with_fallback(found.adapter, numpy_kernel.update))
     else:
         kernel = _with_fallback(found.adapter, numpy_kernel)
     opdef.kernels[C_BACKEND] = kernel

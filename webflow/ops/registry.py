@@ -56,6 +56,10 @@ class OpDef:
         self.chooser: Callable | None = None
         self.backend = "numpy"
         self.c_adapter = None
+        # TF1 Apply* ops: their first `state_inputs` inputs are variable references the kernel reads and writes
+        # through the session's store by name; the executor passes None for them instead of the values, so
+        # the kernel alone holds the arrays and may update them in place (ops/training_ops.py)
+        self.state_inputs = 0
         self.doc = (kernel.__doc__ or "").strip()
 
     def __repr__(self) -> str:

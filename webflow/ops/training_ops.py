@@ -9,18 +9,22 @@ Each optimizer's math is one function below, with the formula in its docstring. 
 - `SparseApply<X>`         a gradient for some rows only (`grad` rows + `indices`), applied row by row
 - `ResourceSparseApply<X>` in index order, so repeated indices update twice, as TensorFlow's kernels do.
 
-Values are never mutated in place: every update computes new arrays and stores them.
+Values a learner can hold are never mutated: an update computes new arrays and stores them, except that
+a C update writes over a variable's own array when nothing else refers to it (no earlier fetch result, no
+view, no other variable assigned from it): TensorFlow's copy-on-write rule for variable buffers (its
+kernels update in place when the buffer's reference count is one). See `_overwritable` below.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from webflow.backends.numpy_backend import HAVE_NUMPY, np
 from webflow.framework import dtypes
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError
-from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_op
+from webflow.ops.registry import OPS, NotDifferentiable, ShapeError, apply_op, output_spec, register_op
 from webflow.ops.shapes import no_outputs
 
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -178,20 +182,62 @@ def _sparse_rows_of_carrays(update: Callable, state: list, rest: list, names: tu
     return state
 
 
-def _dense(update: Callable, state: list, rest: list, names: tuple, attrs: dict) -> list:
+# --- may an update write over the stored array? -----------------------------------------------------------
+# The count of references to a stored value when only its store holds it, measured rather than assumed:
+# what sys.getrefcount reports for the same expression differs between Python versions (3.14 counts fewer).
+def _references_in(store: dict, key: str) -> int:
+    return sys.getrefcount(store[key])
+
+
+def _references_of(holder: Any) -> int:
+    return sys.getrefcount(holder._value)
+
+
+class _Holder:
+    _value: Any = None
+
+
+_ONLY_IN_STORE = _references_in({"value": object()}, "value")
+_only_in_holder = _Holder()
+_only_in_holder._value = object()
+_ONLY_IN_HOLDER = _references_of(_only_in_holder)
+
+
+def _own_buffer(value: Any) -> bool:
+    """An ndarray owning its writable, C-ordered memory (not a view into another array or a foreign buffer)."""
+    return HAVE_NUMPY and type(value) is np.ndarray and value.base is None and value.flags.writeable \
+        and value.flags.c_contiguous
+
+
+def _overwritable(references: int, only: int, value: Any) -> bool:
+    """True when `value` may be updated in place: its store is its only holder, so no fetch result, view
+    (a view holds its base), eager tensor or other variable can see the change."""
+    return references == only and _own_buffer(value)
+
+
+def _dense(update: Callable, state: list, rest: list, names: tuple, attrs: dict, into: tuple | None = None) -> list:
     if not HAVE_NUMPY:  # the C update formula returns CArrays of the state's dtype
         return list(update(*state, *rest, **attrs))
+    if into is not None and any(target is not None for target in into) and getattr(update, "writes_into", False):
+        attrs = {**attrs, "into": into}
     dtype = np.asarray(state[0]).dtype
     return [np.asarray(new, dtype=dtype) for new in update(*state, *rest, **attrs)]
 
 
 def _ref_kernel(update: Callable, names: tuple, num_state: int, sparse: bool) -> Callable:
     def kernel(context: Any, *values: Any, use_locking: bool = False, **attrs: Any) -> Any:
-        keyed = [_read_state(context, i) for i in range(num_state)]
-        compute = _sparse_rows if sparse else _dense
-        new = compute(update, [v for _, v in keyed], list(values[num_state:]), names[num_state:], attrs)
-        for (key, _), value in zip(keyed, new):
-            context.resources[key] = value
+        keys = [_read_state(context, i)[0] for i in range(num_state)]
+        store = context.resources
+        owned = [_overwritable(_references_in(store, key), _ONLY_IN_STORE, store[key]) for key in keys]
+        state = [store[key] for key in keys]
+        rest = list(values[num_state:])
+        if sparse:
+            new = _sparse_rows(update, state, rest, names[num_state:], attrs)
+        else:
+            new = _dense(update, state, rest, names[num_state:], attrs,
+                         tuple(s if o else None for s, o in zip(state, owned)))
+        for key, value in zip(keys, new):
+            store[key] = value
         return new[0]
 
     kernel.__doc__ = update.__doc__
@@ -206,8 +252,13 @@ def _resource_kernel(update: Callable, names: tuple, num_state: int, sparse: boo
         for variable in variables:
             if getattr(variable, "_value", None) is None:
                 raise FailedPreconditionError(None, None, f"Could not find variable {variable.name}.")
-        compute = _sparse_rows if sparse else _dense
-        new = compute(update, [v._value for v in variables], list(values[num_state:]), names[num_state:], attrs)
+        owned = [_overwritable(_references_of(v), _ONLY_IN_HOLDER, v._value) for v in variables]
+        state, rest = [v._value for v in variables], list(values[num_state:])
+        if sparse:
+            new = _sparse_rows(update, state, rest, names[num_state:], attrs)
+        else:
+            new = _dense(update, state, rest, names[num_state:], attrs,
+                         tuple(s if o else None for s, o in zip(state, owned)))
         for variable, value in zip(variables, new):
             variable._value = value
         return None
@@ -233,6 +284,8 @@ def _register_family(name: str, names: tuple, num_state: int, update: Callable, 
         register_op(op_type, op_type, inputs=inputs, shape=rule,
                     same_dtype=() if resource else same, needs_context=not resource, stateful=True,
                     c_kernel="wf_apply_" + name.lower())(make(update, inputs, num_state, is_sparse))
+        if not resource:
+            OPS[op_type].state_inputs = num_state  # read and written by name: see _ref_kernel
         NotDifferentiable(op_type)
 
 

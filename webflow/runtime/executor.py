@@ -65,6 +65,8 @@ class Plan:
                                 if t._uid in self.aliases and t._uid not in fed_uids]
         for step in self.steps:
             step.skip = _alias_only(step, self.aliases, fed_uids)
+            if step.state_inputs and step.alias_inputs:  # read by name in the kernel (OpDef.state_inputs)
+                step.alias_inputs = [alias for alias in step.alias_inputs if alias[0] >= step.state_inputs] or None
         # ops only control edges reach (TensorFlow's grappler prunes them too): never run, traced or not
         self.unread = _unread(self.steps, fetches, {op._id for op in targets})
         unread_ids = {id(step) for step in self.unread}
@@ -144,7 +146,7 @@ class _Step:
     """One op, pre-digested for the run loop: kernel, input/output ids, attrs."""
 
     __slots__ = ("op", "kernel", "backend", "input_uids", "output_uids", "attrs", "needs_context",
-                 "reads_ref_value", "alias_inputs", "skip")
+                 "reads_ref_value", "alias_inputs", "skip", "state_inputs")
 
     def __init__(self, op: Any):
         self.op = op
@@ -157,10 +159,14 @@ class _Step:
         self.needs_context = op._opdef.needs_context
         # an op that reads a variable's value (not its reference) must find it initialised
         self.reads_ref_value = _reads_ref_value(op)
+        self.state_inputs = op._opdef.state_inputs
         self.alias_inputs: list | None = None  # (index, tensor, variable name) of inputs aliasing a variable
         # not run in untraced runs (see _alias_only): "" = never needed, a variable name = not needed once
         # that variable has a value. None = always run.
         self.skip: str | None = None
+
+
+_NOTHING = (None,) * 8  # what an op gets for the variable references it reads by name (OpDef.state_inputs)
 
 
 def _reads_ref_value(op: Any) -> bool:
@@ -222,12 +228,18 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
         _log_placement(plan)
         plan.logged = True
     for step in plan.steps:
-        # VariableV2 and `v/read`, whose outputs nobody reads (_alias_only); a traced run still lists them
-        if step.skip is not None and trace is None and (not step.skip or step.skip in resources):
+        # VariableV2 and `v/read`, whose outputs nobody reads (_alias_only); a traced run still lists them.
+        # Not holding the variable's array here also lets an optimizer update it in place (training_ops.py).
+        if step.skip is not None and (not step.skip or step.skip in resources):
             for uid in step.output_uids:
                 values[uid] = None  # a stand-in: consumers of `v/read` read the variable (alias_inputs)
+            if trace is not None:
+                now = time.perf_counter()
+                trace.append((step.op, now, now, step.backend))
             continue
         args = [values[uid] for uid in step.input_uids]
+        if step.state_inputs:
+            args[:step.state_inputs] = _NOTHING[:step.state_inputs]
         if step.alias_inputs:
             for index, tensor, variable in step.alias_inputs:
                 args[index] = _current_value(tensor, variable, resources, step.op)
