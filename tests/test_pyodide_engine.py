@@ -23,6 +23,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "pyodide"))
+from conftest import require_or_skip  # noqa: E402
 from pyodide_session import NODE_MODULES, PyodideSession, PyodideUnavailable  # noqa: E402
 from wheels import WheelUnavailable, build_webflow_wheel, micropip_wheel  # noqa: E402
 
@@ -49,6 +50,20 @@ def pyodide(tmp_path_factory):
     print(f"\nPyodide: boot {session.boot_seconds:.2f} s, micropip + webflow wheel install "
           f"{session.install_seconds:.2f} s, import webflow {session.import_seconds:.2f} s, "
           f"wheel {os.path.getsize(wheel) / 1e6:.2f} MB")
+
+
+def test_the_wheel_ships_both_wasm_modules(pyodide) -> None:
+    """The baseline side module always; the relaxed-SIMD one (fused GEMM) whenever a clang >= 16 built it."""
+    import zipfile
+
+    from webflow.wasm import build
+
+    with zipfile.ZipFile(pyodide.wheel) as wheel:
+        names = set(wheel.namelist())
+    assert "webflow/wasm/webflow_kernels.wasm" in names
+    if build.relaxed_wasm_compiler() is None:
+        require_or_skip("no clang >= 16: the wheel has no webflow_kernels_relaxed.wasm (apt clang-16 lld-16)")
+    assert "webflow/wasm/webflow_kernels_relaxed.wasm" in names
 
 
 def test_webflow_installs_from_its_wheel_and_imports_without_numpy(pyodide) -> None:

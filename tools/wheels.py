@@ -5,7 +5,9 @@
 Used by the Pyodide tests (tests/pyodide/wheels.py re-exports it), the benchmarks and the static site
 (site/build.py puts the webflow wheel into site/_build/wheels/).
 
-- `build_webflow_wheel(out_dir)`: rebuilds webflow/wasm/webflow_kernels.wasm if a C source changed, then
+- `build_webflow_wheel(out_dir)`: rebuilds webflow/wasm/webflow_kernels.wasm and webflow_kernels_relaxed.wasm
+  if a C source changed (the relaxed one needs clang >= 16; without it the wheel ships only the baseline
+  module and Pyodide uses that), then
   `pip wheel --no-deps` from a clean copy of the sources (so no build/ or *.egg-info land in the work
   tree, and a stale native build cache in webflow/wasm/_build never ships).
 - `micropip_wheel()`: micropip 0.11.1 (pure Python, needs Python >= 3.13 as Pyodide 314's is), fetched
@@ -43,14 +45,14 @@ def _pip(arguments: list[str]) -> None:
 
 
 def build_webflow_wheel(out_dir: str) -> str:
-    """Path of a webflow wheel built now from the current sources, webflow_kernels.wasm included."""
+    """Path of a webflow wheel built now from the current sources, the .wasm side modules included."""
     sys.path.insert(0, REPO)
     try:
         from webflow.wasm import build
     finally:
         sys.path.remove(REPO)
     try:
-        wasm = build.build_wasm()
+        modules = build.build_wasm_modules()
     except (build.CompilerNotFound, build.BuildFailed) as error:
         raise WheelUnavailable(f"webflow_kernels.wasm not built: {str(error).splitlines()[0]}") from error
     try:  # the prebuilt JupyterLab extension ships inside webflow/ (webflow/lab/labextension, git-ignored)
@@ -66,8 +68,9 @@ def build_webflow_wheel(out_dir: str) -> str:
         for name in ("pyproject.toml", "README.md"):
             shutil.copy2(os.path.join(REPO, name), source)
         shutil.copytree(os.path.join(REPO, "webflow"), os.path.join(source, "webflow"),
-                        ignore=shutil.ignore_patterns("__pycache__", "_build", "*.pyc"))
-        shutil.copy2(wasm, os.path.join(source, "webflow", "wasm"))
+                        ignore=shutil.ignore_patterns("__pycache__", "_build", "*.pyc", "*.wasm"))
+        for wasm in modules:
+            shutil.copy2(wasm, os.path.join(source, "webflow", "wasm"))
         os.makedirs(out_dir, exist_ok=True)
         _pip(["wheel", "--no-deps", "-w", out_dir, source])
     found = glob.glob(os.path.join(out_dir, "webflow-*.whl"))

@@ -16,6 +16,8 @@
 // Pyodide boot, micropip + wheel install, `import webflow.compat.v1`, the wheel's size, and the engine's
 // per-op overhead inside Pyodide (µs per Session.run of a 10-add graph, µs per eager scalar add).
 // Every figure is the best of several repeats after a warm-up; on a shared machine they are noisy.
+// Run with `node --experimental-wasm-relaxed-simd` to measure webflow_kernels_relaxed.wasm (what Chromium
+// loads): webflow in Pyodide picks it by probing the engine, and the JS kernel sequence then uses it too.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -99,6 +101,7 @@ report({
   benchmark: "pyodide_setup", unit: "ms", boot: +bootMs.toFixed(0), micropip_and_wheel_install: +installMs.toFixed(0),
   import_webflow: +importMs.toFixed(0), wheel_bytes: fs.statSync(wheel).size, wheel: path.basename(wheel),
   numpy_in_pyodide: pyodide.runPython("import importlib.util; importlib.util.find_spec('numpy') is not None"),
+  webflow_wasm_variant: pyodide.runPython("from webflow.backends import c_library\nc_library.wasm_variant()"),
   tfjs: tf.version.tfjs, tfjs_backend: tf.getBackend(), tfjs_simd: tf.env().getBool("WASM_HAS_SIMD_SUPPORT"), node: process.version,
 });
 
@@ -180,7 +183,9 @@ const tfjsSide = (adam) => {
   };
   return { step, read: () => variables.map((v) => v.dataSync()) };
 };
-const lib = loadKernels(path.join(repo, "webflow", "wasm", "webflow_kernels.wasm"));
+// the module webflow chose inside Pyodide (relaxed SIMD when this engine has it)
+const moduleFile = results[0].webflow_wasm_variant === "relaxed-simd" ? "webflow_kernels_relaxed.wasm" : "webflow_kernels.wasm";
+const lib = loadKernels(path.join(repo, "webflow", "wasm", moduleFile));
 
 // Cross-check: three steps of each from the same weights (epsilon 1e-14, where TF's and tfjs's Adam
 // formulas coincide; see ADAM in webflow_kernels.mjs).
@@ -254,6 +259,7 @@ report({
 if (!JSON_ONLY) {
   const [setup, mlp, overhead] = results;
   console.log(`\nwebflow in Pyodide vs tfjs-wasm (Node ${process.version}, one thread, best of ${REPEATS}; noisy on a shared machine)`);
+  console.log(`webflow's wasm module in Pyodide: ${setup.webflow_wasm_variant}`);
   console.log(`Pyodide boot ${setup.boot} ms, micropip + wheel install ${setup.micropip_and_wheel_install} ms, ` +
     `import webflow.compat.v1 ${setup.import_webflow} ms, wheel ${(setup.wheel_bytes / 1e6).toFixed(2)} MB`);
   console.log(`MLP step: webflow (TF1 in Pyodide) ${mlp.webflow_pyodide} ms, tfjs-wasm ${mlp.tfjs_wasm} ms, ` +

@@ -4,6 +4,7 @@ declarations consistent. (The kernels themselves are tested in test_c_gemm/conv/
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -87,3 +88,40 @@ def test_address_refuses_read_only_and_strided_buffers():
         c_library.address(np.zeros((4, 4), np.float32)[:, 1])
     with pytest.raises(ValueError, match="read-only"):
         c_library.address(b"abcd")
+
+
+def test_wasm_module_choice_follows_the_engine_and_the_override():
+    """Pyodide loads the relaxed-SIMD module only where the engine validates relaxed SIMD and the module
+    shipped; WEBFLOW_WASM_RELAXED=0 forces the baseline, =1 demands the relaxed one (a clear error if it
+    cannot run). Outside Pyodide there is no JS engine: the probe says False and there is no variant."""
+    from webflow.wasm import build
+
+    choose = c_library.choose_wasm_module
+    relaxed, baseline = (c_library.RELAXED, build.WASM_RELAXED_OUTPUT), (c_library.BASELINE, build.WASM_OUTPUT)
+    assert choose(None, engine_relaxed=True, relaxed_shipped=True) == relaxed
+    assert choose(None, engine_relaxed=False, relaxed_shipped=True) == baseline
+    assert choose(None, engine_relaxed=True, relaxed_shipped=False) == baseline
+    assert choose("0", engine_relaxed=True, relaxed_shipped=True) == baseline
+    assert choose("1", engine_relaxed=True, relaxed_shipped=True) == relaxed
+    with pytest.raises(c_library.CLibraryUnavailable, match="no relaxed SIMD"):
+        choose("1", engine_relaxed=False, relaxed_shipped=True)
+    with pytest.raises(c_library.CLibraryUnavailable, match="not in the package"):
+        choose("1", engine_relaxed=True, relaxed_shipped=False)
+    assert c_library.engine_has_relaxed_simd() is False
+    assert c_library.wasm_variant() is None
+
+
+def test_relaxed_simd_probe_is_what_node_validates_only_with_the_flag(tmp_path):
+    """The probe bytes are a valid module exactly when V8 has relaxed SIMD: Node 20 rejects it by default
+    and accepts it with --experimental-wasm-relaxed-simd (a stray byte would fail both ways)."""
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    script = tmp_path / "probe.mjs"
+    script.write_text(f"console.log(WebAssembly.validate(new Uint8Array({list(c_library.RELAXED_SIMD_PROBE)})))")
+    flagged = subprocess.run(["node", "--experimental-wasm-relaxed-simd", str(script)], capture_output=True,
+                             text=True, timeout=60)
+    assert flagged.stdout.strip() == "true", flagged.stderr
+    version = subprocess.run(["node", "-p", "process.versions.v8"], capture_output=True, text=True, timeout=60)
+    if version.stdout.startswith("11."):  # Node 20's V8: relaxed SIMD only behind the flag (on by default later)
+        plain = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=60)
+        assert plain.stdout.strip() == "false"

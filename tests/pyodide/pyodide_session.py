@@ -6,6 +6,7 @@
     session.close()
 
     session = PyodideSession.start(wheel=webflow_whl, micropip=micropip_whl)   # installed with micropip
+    session = PyodideSession.start(package_dir, node_flags=["--experimental-wasm-relaxed-simd"])
 
 Buffers travel as files in a temporary exchange folder that the server mounts at /exchange; only the
 job description and the results go through the pipe (one JSON line each way).
@@ -50,16 +51,18 @@ class PyodideSession:
 
     @classmethod
     def start(cls, package_dir: str | None = None, timeout: float = 300.0, wheel: str | None = None,
-              micropip: str | None = None) -> PyodideSession:
-        """webflow copied in from `package_dir`, or (with `wheel` and `micropip`) installed from its wheel."""
+              micropip: str | None = None, node_flags: list[str] | None = None) -> PyodideSession:
+        """webflow copied in from `package_dir`, or (with `wheel` and `micropip`) installed from its wheel.
+        `node_flags` go to node itself (V8 options such as --experimental-wasm-relaxed-simd)."""
         if shutil.which("node") is None:
             raise PyodideUnavailable("node is not installed")
         if not os.path.isdir(NODE_MODULES):
             raise PyodideUnavailable(f"npm package pyodide not installed: run `npm ci` in {HERE}")
         exchange = tempfile.mkdtemp(prefix="wf-pyodide-")
         where = ["--wheel", wheel, "--micropip", micropip] if wheel else [package_dir]
-        process = subprocess.Popen(["node", SERVER, *where, exchange], cwd=HERE, stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, text=True, bufsize=1)
+        command = ["node", *(node_flags or []), SERVER, *where, exchange]
+        process = subprocess.Popen(command, cwd=HERE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                   bufsize=1)
         started = time.monotonic()
         line = process.stdout.readline()
         if not line:

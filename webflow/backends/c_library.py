@@ -8,10 +8,12 @@
 - `declare(name, argtypes, restype)`: each kernel family states its C signatures once, in its own module;
   the signature is applied when the function is first fetched, so declaring never loads anything.
 - `library()` builds the native library on first use (cached under webflow/wasm/_build, rebuilt when a
-  source changes; see webflow/wasm/build.py) and loads it once. Inside Pyodide it loads
-  webflow/wasm/webflow_kernels.wasm with `ctypes.CDLL` (Emscripten's dlopen shares Pyodide's memory,
-  so pointers from Python buffers are valid inside the kernels). No compiler: `available()` is False,
-  the reason is in `unavailable_reason()`, and callers use the NumPy kernels.
+  source changes; see webflow/wasm/build.py) and loads it once. Inside Pyodide it loads a prebuilt side
+  module with `ctypes.CDLL` (Emscripten's dlopen shares Pyodide's memory, so pointers from Python buffers
+  are valid inside the kernels): webflow_kernels_relaxed.wasm when the JS engine has relaxed SIMD (a tiny
+  probe module passes `WebAssembly.validate`: Chromium; Node 20 with --experimental-wasm-relaxed-simd),
+  else webflow_kernels.wasm. `wasm_variant()` says which; env WEBFLOW_WASM_RELAXED=0/1 forces one.
+  No compiler: `available()` is False, the reason is in `unavailable_reason()`, and callers use NumPy.
 - Buffers: `address(x)` is the pointer to pass for a NumPy array (zero-copy), an `array.array`, a ctypes
   array or any writable buffer; `float_array(n)` / `double_array(n)` allocate without NumPy.
 This module imports without NumPy (Pyodide may not have it).
@@ -38,11 +40,25 @@ VOID = None
 
 IN_PYODIDE = sys.platform == "emscripten"
 ENV_DISABLE = "WEBFLOW_DISABLE_C"  # set to 1 to force the NumPy kernels
+ENV_RELAXED = "WEBFLOW_WASM_RELAXED"  # Pyodide: 1 = the relaxed-SIMD module (error if it cannot load), 0 = baseline
+BASELINE, RELAXED = "simd128", "relaxed-simd"  # the two wasm module variants (wasm_variant())
+
+# The smallest module that uses relaxed SIMD: one function (v128, v128, v128) -> v128 returning
+# f32x4.relaxed_madd of its parameters (opcode 0xfd 0x105, the final encoding that clang >= 16 emits).
+# An engine without relaxed SIMD rejects it, so WebAssembly.validate(probe) is the feature test.
+RELAXED_SIMD_PROBE = bytes([
+    0x00, 0x61, 0x73, 0x6D, 0x01, 0x00, 0x00, 0x00,          # "\0asm", version 1
+    0x01, 0x08, 0x01, 0x60, 0x03, 0x7B, 0x7B, 0x7B, 0x01, 0x7B,  # type section: (v128 v128 v128) -> v128
+    0x03, 0x02, 0x01, 0x00,                                  # function section: one function of type 0
+    0x0A, 0x0D, 0x01, 0x0B, 0x00,                            # code section: one body of 11 bytes, no locals
+    0x20, 0x00, 0x20, 0x01, 0x20, 0x02,                      #   local.get 0, 1, 2
+    0xFD, 0x85, 0x02, 0x0B,                                  #   f32x4.relaxed_madd (LEB128 0x105), end
+])
 
 _declarations: dict[str, tuple[list[Any], Any]] = {}
 _functions: dict[str, Any] = {}
 _lock = threading.Lock()
-_state: dict[str, Any] = {"library": None, "error": None, "tried": False}
+_state: dict[str, Any] = {"library": None, "error": None, "tried": False, "variant": None}
 
 
 class CLibraryUnavailable(RuntimeError):
@@ -62,13 +78,43 @@ def declared() -> list[str]:
     return sorted(_declarations)
 
 
+def engine_has_relaxed_simd() -> bool:
+    """Inside Pyodide: does the JS engine accept relaxed-SIMD instructions? (False outside Pyodide.)"""
+    if not IN_PYODIDE:
+        return False
+    try:
+        from js import WebAssembly  # Pyodide's bridge to the JS globals
+        from pyodide.ffi import to_js  # bytes -> Uint8Array
+        return bool(WebAssembly.validate(to_js(RELAXED_SIMD_PROBE)))
+    except Exception:  # noqa: BLE001  (no js module or no WebAssembly global: assume the baseline)
+        return False
+
+
+def choose_wasm_module(setting: str | None, engine_relaxed: bool, relaxed_shipped: bool) -> tuple[str, str]:
+    """(variant, path) of the side module to load, from env WEBFLOW_WASM_RELAXED ('0', '1' or unset),
+    whether the engine validates relaxed SIMD and whether webflow_kernels_relaxed.wasm is in the package."""
+    if setting == "1":
+        if not relaxed_shipped:
+            raise CLibraryUnavailable(f"webflow: {ENV_RELAXED}=1 but webflow_kernels_relaxed.wasm is not in the "
+                                      "package; using the NumPy kernels")
+        if not engine_relaxed:
+            raise CLibraryUnavailable(f"webflow: {ENV_RELAXED}=1 but this JS engine has no relaxed SIMD; "
+                                      "using the NumPy kernels")
+        return RELAXED, build.WASM_RELAXED_OUTPUT
+    if setting != "0" and engine_relaxed and relaxed_shipped:
+        return RELAXED, build.WASM_RELAXED_OUTPUT
+    return BASELINE, build.WASM_OUTPUT
+
+
 def _load() -> Any:
     if os.environ.get(ENV_DISABLE):
         raise CLibraryUnavailable(f"webflow: C kernels disabled by {ENV_DISABLE}; using the NumPy kernels")
-    if IN_PYODIDE:
-        path = build.WASM_OUTPUT  # no compiler in the browser: the module ships prebuilt
+    if IN_PYODIDE:  # no compiler in the browser: the modules ship prebuilt
+        variant, path = choose_wasm_module(os.environ.get(ENV_RELAXED), engine_has_relaxed_simd(),
+                                           os.path.exists(build.WASM_RELAXED_OUTPUT))
         if not os.path.exists(path):
             raise CLibraryUnavailable("webflow: webflow_kernels.wasm is not in the package; using the NumPy kernels")
+        _state["variant"] = variant
     else:
         try:
             path = build.build_native()
@@ -112,6 +158,12 @@ def unavailable_reason() -> str | None:
 def backend_name() -> str:
     """How the kernels run here: 'WASM-SIMD' inside Pyodide, 'native C' elsewhere."""
     return "WASM-SIMD" if IN_PYODIDE else "native C"
+
+
+def wasm_variant() -> str | None:
+    """Inside Pyodide, which side module runs: 'relaxed-simd' (fused multiply-add GEMM) or 'simd128';
+    None natively or when no C library is loaded."""
+    return _state["variant"] if available() else None
 
 
 def function(name: str) -> Any:
@@ -171,5 +223,6 @@ def double_array(size_or_values: Any) -> array.array:
 __all__ = [
     "PTR", "SIZE", "INT", "F32", "F64", "VOID", "IN_PYODIDE", "CLibraryUnavailable",
     "declare", "declared", "library", "available", "unavailable_reason", "backend_name", "function",
+    "wasm_variant", "engine_has_relaxed_simd", "choose_wasm_module", "BASELINE", "RELAXED", "RELAXED_SIMD_PROBE",
     "address", "float_array", "double_array",
 ]

@@ -2,7 +2,7 @@
 
     python -m webflow.wasm.build              # both targets (whichever compilers exist)
     python -m webflow.wasm.build --native     # the native library only
-    python -m webflow.wasm.build --wasm       # the WebAssembly side module only
+    python -m webflow.wasm.build --wasm       # the two WebAssembly side modules only (baseline, relaxed SIMD)
     python -m webflow.wasm.build --force      # rebuild even if the sources did not change
 
 Every `webflow/wasm/*.c` goes into both outputs:
@@ -10,6 +10,11 @@ Every `webflow/wasm/*.c` goes into both outputs:
   names the variant: `avx2` (built with -mavx2 -mfma, when this CPU has both) or `base` (SSE2 / NEON).
 - wasm:   `webflow/wasm/webflow_kernels.wasm`, an Emscripten-style side module Pyodide loads with
   `ctypes.CDLL` (clang + wasm-ld, else `python -m ziglang cc`); flags as measured in PLATFORM.md.
+- relaxed: `webflow/wasm/webflow_kernels_relaxed.wasm`, the same sources with `-mrelaxed-simd`: the GEMM
+  micro-kernel then multiplies-and-adds with f32x4/f64x2.relaxed_madd (fused on FMA CPUs; see
+  webflow_kernels.h). Needs clang >= 16 (clang-16, clang-17, ... or `clang` itself when new enough):
+  clang 14 emits the relaxed-SIMD opcodes from before their 2022 renumbering, which V8 rejects. Without
+  one the relaxed module is skipped with a message and Pyodide loads the baseline module.
 Each output has a `.sha256` stamp beside it in `_build/` (a hash of the sources, flags and compiler):
 nothing is rebuilt while it matches. Outputs are written to a temporary name and renamed into place, so
 a process loading the library never sees half a file, and two processes building at once do not clash.
@@ -32,6 +37,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD_DIR = os.path.join(HERE, "_build")
 WASM_OUTPUT = os.path.join(HERE, "webflow_kernels.wasm")
+WASM_RELAXED_OUTPUT = os.path.join(HERE, "webflow_kernels_relaxed.wasm")
+RELAXED_MIN_CLANG = 16  # the first clang with the final relaxed-SIMD opcodes (f32x4.relaxed_madd = 0xfd 0x105)
 
 COMMON_FLAGS = ["-std=c11", "-O3", "-fno-math-errno", "-Wall", "-Wno-unused-function"]
 NATIVE_FLAGS = ["-fPIC", "-shared", "-fvisibility=hidden", "-ffp-contract=fast"]
@@ -42,6 +49,7 @@ WASM_FLAGS = [
     "-msimd128", "-mbulk-memory", "-ffreestanding", "-nostdlibinc", "-fPIC", "-fvisibility=default", "-nostdlib",
     "-Wl,-shared", "-Wl,--experimental-pic", "-Wl,--no-entry", "-Wl,--strip-debug",
 ]
+RELAXED_FLAGS = ["-mrelaxed-simd"]
 
 
 class CompilerNotFound(RuntimeError):
@@ -141,17 +149,64 @@ def wasm_compiler() -> list[str] | None:
     return [sys.executable, "-m", "ziglang", "cc", "-target", "wasm32-freestanding"]
 
 
-def build_wasm(force: bool = False, verbose: bool = False) -> str:
-    """Build (if stale) and return the path of the wasm32 side module."""
-    compiler = wasm_compiler()
-    if compiler is None:
-        raise CompilerNotFound(
-            "webflow: no wasm32 compiler (apt-get install clang lld, or pip install ziglang); "
-            "the .wasm kernels were not rebuilt"
-        )
-    flags = COMMON_FLAGS + WASM_FLAGS
-    _build(compiler, flags + sources(), WASM_OUTPUT, _source_hash(compiler, flags), force, verbose)
-    return WASM_OUTPUT
+def _clang_major(clang: str) -> int:
+    """The major version of a clang executable (0 if it does not run)."""
+    words = _compiler_version([clang]).split()
+    if "version" not in words or words.index("version") + 1 >= len(words):
+        return 0
+    number = words[words.index("version") + 1].split(".")[0]
+    return int(number) if number.isdigit() else 0
+
+
+def relaxed_wasm_compiler() -> list[str] | None:
+    """The newest clang >= 16 on PATH (clang-NN first, then `clang`) with its own wasm-ld, or None.
+
+    Its linker is named with --ld-path: Debian's clang-16 would otherwise pick /usr/bin/wasm-ld, which is
+    lld 14's. The unversioned `clang` qualifies only if it is new enough itself.
+    """
+    candidates = [f"clang-{major}" for major in range(30, RELAXED_MIN_CLANG - 1, -1)] + ["clang"]
+    for name in candidates:
+        clang = shutil.which(name)
+        if clang is None or _clang_major(clang) < RELAXED_MIN_CLANG:
+            continue
+        major = _clang_major(clang)
+        beside = os.path.join(os.path.dirname(os.path.realpath(clang)), "wasm-ld")  # /usr/lib/llvm-NN/bin
+        linker = beside if os.path.exists(beside) else shutil.which(f"wasm-ld-{major}")
+        if linker:
+            return [clang, "--target=wasm32-unknown-emscripten", f"--ld-path={linker}"]
+    return None
+
+
+def build_wasm(force: bool = False, verbose: bool = False, relaxed: bool = False) -> str:
+    """Build (if stale) and return the path of the wasm32 side module (`relaxed`: the relaxed-SIMD one)."""
+    if relaxed:
+        compiler, flags, output = relaxed_wasm_compiler(), COMMON_FLAGS + WASM_FLAGS + RELAXED_FLAGS, \
+            WASM_RELAXED_OUTPUT
+        if compiler is None:
+            raise CompilerNotFound(
+                f"webflow: no clang >= {RELAXED_MIN_CLANG} with wasm-ld (apt-get install clang-16 lld-16): "
+                "webflow_kernels_relaxed.wasm not built, Pyodide will use webflow_kernels.wasm"
+            )
+    else:
+        compiler, flags, output = wasm_compiler(), COMMON_FLAGS + WASM_FLAGS, WASM_OUTPUT
+        if compiler is None:
+            raise CompilerNotFound(
+                "webflow: no wasm32 compiler (apt-get install clang lld, or pip install ziglang); "
+                "the .wasm kernels were not rebuilt"
+            )
+    _build(compiler, flags + sources(), output, _source_hash(compiler, flags), force, verbose)
+    return output
+
+
+def build_wasm_modules(force: bool = False, verbose: bool = False) -> list[str]:
+    """Both side modules: the baseline (required; raises) and the relaxed one when a clang >= 16 exists."""
+    paths = [build_wasm(force, verbose)]
+    try:
+        paths.append(build_wasm(force, verbose, relaxed=True))
+    except CompilerNotFound as error:
+        if verbose:
+            print(error)
+    return paths
 
 
 # ----------------------------------------------------------------------------------------- shared
@@ -201,18 +256,24 @@ def _build(compiler: list[str], arguments: list[str], output: str, digest: str, 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m webflow.wasm.build", description=__doc__.splitlines()[0])
     parser.add_argument("--native", action="store_true", help="build the native shared library")
-    parser.add_argument("--wasm", action="store_true", help="build the wasm32-simd128 side module")
+    parser.add_argument("--wasm", action="store_true", help="build the wasm32 side modules (baseline, relaxed)")
     parser.add_argument("--force", action="store_true", help="rebuild even if the sources did not change")
     options = parser.parse_args(argv)
     targets = [name for name in ("native", "wasm") if getattr(options, name)] or ["native", "wasm"]
+    if "wasm" in targets:
+        targets.append("relaxed")
     status = 0
     for target in targets:
         try:
-            path = (build_native if target == "native" else build_wasm)(force=options.force, verbose=True)
+            if target == "native":
+                path = build_native(force=options.force, verbose=True)
+            else:
+                path = build_wasm(force=options.force, verbose=True, relaxed=target == "relaxed")
             print(f"{target}: {os.path.relpath(path)} ({os.path.getsize(path)} bytes)")
         except CompilerNotFound as error:
             print(error)
-            status = 1
+            if target != "relaxed":  # the relaxed module is optional: Pyodide falls back to the baseline one
+                status = 1
         except BuildFailed as error:
             print(error, file=sys.stderr)
             status = 2

@@ -26,6 +26,7 @@
 #define VLOAD wf_load_f32v
 #define VSTORE wf_store_f32v
 #define VSPLAT wf_splat_f32v
+#define VMADD wf_madd_f32v
 #define NAME(x) x##_f32
 #if defined(__wasm__)
 /* wasm (V8, one thread; PLATFORM.md): deeper k-slices halve the passes over C and the re-packing of A,
@@ -45,6 +46,7 @@
 #undef VLOAD
 #undef VSTORE
 #undef VSPLAT
+#undef VMADD
 #undef NAME
 #undef GEMM_KC
 #undef GEMM_MC
@@ -56,6 +58,7 @@
 #define VLOAD wf_load_f64v
 #define VSTORE wf_store_f64v
 #define VSPLAT wf_splat_f64v
+#define VMADD wf_madd_f64v
 #define NAME(x) x##_f64
 #define GEMM_KC 256
 #define GEMM_MC 64

@@ -3,6 +3,7 @@
  * The includer defines:
  *   REAL          element type             VEC, LANES      vector type and its lane count
  *   VLOAD/VSTORE  unaligned vector access  VSPLAT          scalar -> every lane
+ *   VMADD(a,b,c)  c + a * b (fused relaxed madd in the relaxed-SIMD wasm build; webflow_kernels.h)
  *   NAME(x)       x with the type suffix   GEMM_KC/MC/NC   cache block sizes (elements)
  *   GEMM_MR       rows of the micro-kernel tile (its columns are two vectors)
  *
@@ -137,8 +138,8 @@ static void NAME(micro_kernel)(wf_size kc, const REAL *restrict ap, const REAL *
         VEC b0 = VLOAD(bp), b1 = VLOAD(bp + LANES);
         for (int r = 0; r < MR; ++r) {  /* unrolled by the compiler: MR is a constant */
             VEC a = VSPLAT(ap[r]);
-            tile[r][0] += a * b0;
-            tile[r][1] += a * b1;
+            tile[r][0] = VMADD(a, b0, tile[r][0]);
+            tile[r][1] = VMADD(a, b1, tile[r][1]);
         }
     }
     if (rows == MR && cols == NR) {

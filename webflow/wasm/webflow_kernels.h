@@ -76,6 +76,29 @@ static inline wf_f64v wf_splat_f64v(double x) { return (wf_f64v){x, x}; }
 #endif
 static inline f32x4 wf_splat_f32x4(float x) { return (f32x4){x, x, x, x}; }
 
+/* acc + a * b on vectors, for the GEMM micro-kernel only. In the relaxed-SIMD wasm build
+ * (webflow_kernels_relaxed.wasm, clang >= 16 -mrelaxed-simd) it is f32x4/f64x2.relaxed_madd, which V8
+ * compiles to one fused vfmadd on FMA CPUs: one instruction instead of a multiply and an add, and one
+ * rounding. f32 GEMM in Node 20 on an Intel Xeon (benchmarks/wasm/wasm_vs_tfjs.mjs): 40-47 GFLOP/s instead
+ * of 34-40, where a native loop of 128-bit multiplies and adds tops out near 35. The 4 x 8 tile stays: V8
+ * hoists all splats of a 6 x 8 tile and spills (29-34). Elsewhere it is a multiply and an add (natively
+ * -ffp-contract fuses them when the target has FMA). Other kernels write `*` and `+`: clang never turns
+ * those into a relaxed madd, so the kernels that must be bit-exact (optimizers.c, philox.c) are unchanged. */
+#if defined(__wasm_relaxed_simd__) && WF_VECTOR_BYTES == 16
+#if !__has_builtin(__builtin_wasm_relaxed_madd_f32x4)
+#error "relaxed SIMD needs clang >= 16: older clang emits the pre-2022 opcodes that V8 rejects"
+#endif
+static inline wf_f32v wf_madd_f32v(wf_f32v a, wf_f32v b, wf_f32v acc) {
+    return __builtin_wasm_relaxed_madd_f32x4(a, b, acc);
+}
+static inline wf_f64v wf_madd_f64v(wf_f64v a, wf_f64v b, wf_f64v acc) {
+    return __builtin_wasm_relaxed_madd_f64x2(a, b, acc);
+}
+#else
+static inline wf_f32v wf_madd_f32v(wf_f32v a, wf_f32v b, wf_f32v acc) { return acc + a * b; }
+static inline wf_f64v wf_madd_f64v(wf_f64v a, wf_f64v b, wf_f64v acc) { return acc + a * b; }
+#endif
+
 /* memset/memcpy stand-ins (no libc in wasm). Loops the compiler may turn into memory.fill/copy. */
 static inline void wf_zero_f32(float *p, wf_size n) { for (wf_size i = 0; i < n; ++i) p[i] = 0.0f; }
 static inline void wf_zero_f64(double *p, wf_size n) { for (wf_size i = 0; i < n; ++i) p[i] = 0.0; }
