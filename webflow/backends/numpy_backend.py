@@ -2,7 +2,9 @@
 
 Op modules write their NumPy kernels against the `np` exported here, so NumPy is imported in one
 place; values held by tensors are `numpy.ndarray`s. Kernels never mutate an input in place (variables
-get a new array on every assign), so a value read earlier cannot change under a learner's feet.
+get a new array on every assign), so a value read earlier cannot change under a learner's feet; the one
+exception, optimizer updates writing over a variable's array that nothing else holds, keeps that promise
+(ops/training_ops.py).
 
 Without NumPy (Pyodide may not have it) `np` is a stand-in: op modules still import (their shape
 rules and gradients are needed), and only running a NumPy kernel raises `NumpyUnavailable`.
