@@ -38,10 +38,11 @@ def threads(request: pytest.FixtureRequest) -> int:
 
 
 @pytest.mark.parametrize("batch", [1, 9, 50])
-def test_conv_paths_match_direct_loops(threads: int, batch: int) -> None:
+@pytest.mark.parametrize("depth", [1, 32], ids=["channel-major", "chunked"])
+def test_conv_paths_match_direct_loops(threads: int, batch: int, depth: int) -> None:
     rng = np.random.default_rng(batch)
-    x = rng.standard_normal((batch, 14, 14, 32)).astype(np.float32)
-    w = rng.standard_normal((5, 5, 32, 64)).astype(np.float32)
+    x = rng.standard_normal((batch, 14, 14, depth)).astype(np.float32)
+    w = rng.standard_normal((5, 5, depth, 64)).astype(np.float32)
     dy = rng.standard_normal((batch, 14, 14, 64)).astype(np.float32)
     y = conv_kernels.conv2d(x, w, *SAME)
     np.testing.assert_allclose(y, _conv_reference(x, w), rtol=1e-4, atol=1e-3)

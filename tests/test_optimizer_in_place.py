@@ -51,6 +51,8 @@ def test_updates_in_place_when_nothing_else_holds_the_arrays() -> None:
             sess.run(train)
         after = {name: id(sess._resources[name]) for name in before}
         np.testing.assert_allclose(sess.run(w), _adam_reference(start, 4), rtol=2e-5, atol=1e-6)
+        sess.run(w.initializer)  # the initial value (a constant in the graph) was never written over
+        np.testing.assert_array_equal(sess.run(w), start)
     assert len(before) == 3 and after == before  # the variable and both slots kept their arrays
 
 

@@ -168,8 +168,14 @@ def conv2d(x: Any, w: Any, strides: tuple, dilations: tuple, padding: str, expli
     out_size, pads = conv_geometry(x.shape, w.shape, strides, dilations, padding, explicit)
     if not _channel_major(c) and x.dtype == w.dtype:
         return _conv2d_chunked(x, w, out_size, pads, strides, dilations)
-    cols = im2col(x, (kh, kw), out_size, pads, strides, dilations)
-    y = np.matmul(cols, w.reshape(kh * kw * c, k))
+    per_image, w2d = out_size[0] * out_size[1], w.reshape(kh * kw * c, k)
+    y = np.empty((x.shape[0] * per_image, k), np.result_type(x, w))
+
+    def run(start: int, stop: int) -> None:  # images are independent: split over threads (backends/parallel.py)
+        cols = im2col(x[start:stop], (kh, kw), out_size, pads, strides, dilations)
+        np.matmul(cols, w2d, out=y[start * per_image:stop * per_image])
+
+    parallel.split(x.shape[0], run, min_part=MIN_IMAGES_PER_THREAD)
     return y.reshape(x.shape[0], out_size[0], out_size[1], k)
 
 
@@ -180,9 +186,14 @@ def conv2d_backprop_filter(x: Any, filter_shape: tuple, dy: Any, strides: tuple,
     out_size, pads = conv_geometry(x.shape, filter_shape, strides, dilations, padding, explicit)
     if not _channel_major(c) and x.dtype == dy.dtype:
         return _backprop_filter_chunked(x, filter_shape, dy, out_size, pads, strides, dilations)
-    cols = im2col(x, (kh, kw), out_size, pads, strides, dilations)
-    dw = np.matmul(cols.T, dy.reshape(-1, k))
-    return dw.reshape(kh, kw, c, k)
+    per_image, dy2d = out_size[0] * out_size[1], dy.reshape(-1, k)
+
+    def run(start: int, stop: int) -> Any:  # each thread's images give a partial sum of dw
+        cols = im2col(x[start:stop], (kh, kw), out_size, pads, strides, dilations)
+        return np.matmul(cols.T, dy2d[start * per_image:stop * per_image])
+
+    parts = parallel.split(x.shape[0], run, min_part=MIN_IMAGES_PER_THREAD)
+    return sum(parts[1:], parts[0]).reshape(kh, kw, c, k)
 
 
 def conv2d_backprop_input(input_shape: tuple, w: Any, dy: Any, strides: tuple, dilations: tuple,
