@@ -56,8 +56,10 @@ bench-mnist: $(VENV)/.installed
 	$(PY) benchmarks/mnist_deep_cnn.py --data $(DATA)
 
 demo: $(VENV)/.installed
-	# One BLAS thread: the demo's small matmuls lose to threading overhead on 2 busy cores (84 s vs 8 s measured)
-	OPENBLAS_NUM_THREADS=1 $(PY) -m webflow.demo $(ARGS)
+	# Both cores (webflow's kernel threads + OpenBLAS): 300 steps 14.2 s vs 18.1 s on one thread; with another
+	# job hogging a core 10.9 s vs 10.2 s for 150 steps. (The 84 s vs 8 s of old came from OpenBLAS's spinning
+	# idle threads, which webflow now tells to sleep: backends/numpy_backend.py.)
+	$(PY) -m webflow.demo $(ARGS)
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check webflow tests benchmarks tools site
