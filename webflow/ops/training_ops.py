@@ -224,18 +224,21 @@ def _dense(update: Callable, state: list, rest: list, names: tuple, attrs: dict,
     return [np.asarray(new, dtype=dtype) for new in update(*state, *rest, **attrs)]
 
 
+def _new_state(update: Callable, state: list, owned: list, rest: list, names: tuple, attrs: dict,
+               sparse: bool) -> list:
+    """The updated state arrays; a dense update may write over the state arrays marked `owned`."""
+    if sparse:
+        return _sparse_rows(update, state, rest, names, attrs)
+    return _dense(update, state, rest, names, attrs, tuple(s if o else None for s, o in zip(state, owned)))
+
+
 def _ref_kernel(update: Callable, names: tuple, num_state: int, sparse: bool) -> Callable:
     def kernel(context: Any, *values: Any, use_locking: bool = False, **attrs: Any) -> Any:
         keys = [_read_state(context, i)[0] for i in range(num_state)]
         store = context.resources
         owned = [_overwritable(_references_in(store, key), _ONLY_IN_STORE, store[key]) for key in keys]
         state = [store[key] for key in keys]
-        rest = list(values[num_state:])
-        if sparse:
-            new = _sparse_rows(update, state, rest, names[num_state:], attrs)
-        else:
-            new = _dense(update, state, rest, names[num_state:], attrs,
-                         tuple(s if o else None for s, o in zip(state, owned)))
+        new = _new_state(update, state, owned, list(values[num_state:]), names[num_state:], attrs, sparse)
         for key, value in zip(keys, new):
             store[key] = value
         return new[0]
@@ -253,12 +256,8 @@ def _resource_kernel(update: Callable, names: tuple, num_state: int, sparse: boo
             if getattr(variable, "_value", None) is None:
                 raise FailedPreconditionError(None, None, f"Could not find variable {variable.name}.")
         owned = [_overwritable(_references_of(v), _ONLY_IN_HOLDER, v._value) for v in variables]
-        state, rest = [v._value for v in variables], list(values[num_state:])
-        if sparse:
-            new = _sparse_rows(update, state, rest, names[num_state:], attrs)
-        else:
-            new = _dense(update, state, rest, names[num_state:], attrs,
-                         tuple(s if o else None for s, o in zip(state, owned)))
+        state = [v._value for v in variables]
+        new = _new_state(update, state, owned, list(values[num_state:]), names[num_state:], attrs, sparse)
         for variable, value in zip(variables, new):
             variable._value = value
         return None
