@@ -12,7 +12,7 @@ import ctypes
 import threading
 from typing import Any
 
-from webflow.backends import c_gather, c_pool, c_softmax, parallel  # noqa: F401  (declare the C signatures)
+from webflow.backends import c_conv_direct, c_gather, c_pool, c_softmax, parallel  # noqa: F401  (C signatures)
 from webflow.backends.c_array import CArray
 from webflow.backends.c_conv import Conv2DShape, conv2d_shape
 from webflow.backends.c_kernels import (
@@ -109,21 +109,27 @@ def _out_dims(shape: Conv2DShape) -> tuple:
     return (shape.batch, shape.out_height, shape.out_width, shape.out_channels)
 
 
-@c_kernel("Conv2D", dtypes=F32, min_size=None)
+@c_kernel("Conv2D", dtypes=F32, min_size=0)
 def conv2d(input: Any, filter: Any, **attrs: Any) -> Any:  # noqa: A002 - TensorFlow's input names
-    """wf_conv2d_f32: im2col + packed GEMM, one block of rows at a time (bounded workspace)."""
+    """wf_conv2d_direct_f32 (windows read in place) when it applies; else with NumPy, NumPy's im2col + BLAS
+    (faster than the C GEMM), and without it wf_conv2d_f32: im2col + packed GEMM in blocks of rows."""
     suffix(input, F32)
     if filter.dtype != input.dtype or filter.ndim != 4 or input.ndim != 4 or filter.shape[2] != input.shape[3]:
         raise Unsupported("operands")
     shape = _window_geometry(input.shape, filter.shape[:2], filter.shape[3], attrs)
     out = empty(_out_dims(shape), dtypes.float32)
+    if c_conv_direct.forward_applies(shape):
+        return c_conv_direct.forward(shape, contiguous(input), contiguous(filter), out)
+    if HAVE_NUMPY:
+        raise Unsupported("im2col + BLAS")
     per_in, per_out = prod(input.shape[1:]), prod(out.shape[1:])
     return _per_image_call("wf_conv2d_f32", shape, contiguous(filter), contiguous(input), out, per_in, per_out)
 
 
-@c_kernel("Conv2DBackpropInput", dtypes=F32, min_size=100000, size_input=2, dtype_input=1)
+@c_kernel("Conv2DBackpropInput", dtypes=F32, min_size=0, size_input=2, dtype_input=1)
 def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **attrs: Any) -> Any:  # noqa: A002
-    """wf_conv2d_backprop_input_f32: dx = col2im(dy filter^T)."""
+    """The direct convolution of dy with the flipped filter when it applies (stride 1), else dx = col2im(dy
+    filter^T): the GEMM in NumPy's BLAS from 100k elements of dy (NumPy's kernel below), all C without NumPy."""
     suffix(filter, F32)
     x_shape = _sizes(input_sizes)
     if out_backprop.dtype != filter.dtype or filter.ndim != 4 or out_backprop.ndim != 4 \
@@ -133,7 +139,11 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **at
     if _out_dims(shape) != out_backprop.shape:
         raise Unsupported("out_backprop shape")  # the NumPy kernel raises TensorFlow's message
     out = empty(x_shape, dtypes.float32)
+    if c_conv_direct.input_grad_applies(shape):
+        return c_conv_direct.input_grad(shape, contiguous(filter), contiguous(out_backprop), out)
     if HAVE_NUMPY and type(out_backprop) is np.ndarray and type(filter) is np.ndarray:
+        if out_backprop.size < _BLAS_MIN_SIZE:
+            raise Unsupported("small: NumPy")
         return _backprop_input_blas(shape, contiguous(filter), contiguous(out_backprop), out)
     per_in, per_out = prod(out_backprop.shape[1:]), prod(x_shape[1:])
     return _per_image_call("wf_conv2d_backprop_input_f32", shape, contiguous(filter), contiguous(out_backprop), out,
@@ -141,6 +151,7 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **at
 
 
 _SCRATCH = threading.local()
+_BLAS_MIN_SIZE = 100000  # elements of dy from which the GEMM + C col2im beats NumPy's kernel (selection.py)
 _BLOCK_FLOATS = 1 << 20  # ~4 MB of column gradients per block: stays in cache between the GEMM and col2im
 
 
@@ -175,9 +186,10 @@ def _backprop_input_blas(shape: Conv2DShape, filter: Any, out_backprop: Any, out
     return out
 
 
-@c_kernel("Conv2DBackpropFilter", dtypes=F32, min_size=None)
+@c_kernel("Conv2DBackpropFilter", dtypes=F32, min_size=0)
 def conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, **attrs: Any) -> Any:  # noqa: A002
-    """wf_conv2d_backprop_filter_f32: dfilter = im2col(x)^T dy."""
+    """wf_conv2d_direct_filter_grad_f32 when it applies; else NumPy's im2col + BLAS, or without NumPy
+    wf_conv2d_backprop_filter_f32: dfilter = im2col(x)^T dy."""
     suffix(input, F32)
     w_shape = _sizes(filter_sizes)
     if out_backprop.dtype != input.dtype or input.ndim != 4 or out_backprop.ndim != 4 or w_shape[2] != input.shape[3]:
@@ -185,6 +197,10 @@ def conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, **a
     shape = _window_geometry(input.shape, w_shape[:2], w_shape[3], attrs)
     if _out_dims(shape) != out_backprop.shape:
         raise Unsupported("out_backprop shape")
+    if c_conv_direct.filter_grad_applies(shape):
+        return c_conv_direct.filter_grad(shape, contiguous(input), contiguous(out_backprop), w_shape)
+    if HAVE_NUMPY:
+        raise Unsupported("im2col + BLAS")
     out = empty(w_shape, dtypes.float32)
     return _conv_call("wf_conv2d_backprop_filter_f32", shape, contiguous(input), contiguous(out_backprop), out)
 

@@ -3,9 +3,10 @@
 ctypes releases the GIL for the length of a C call, so the C kernels of two Python threads run on two
 cores at once. An adapter whose work splits cleanly (a convolution over a batch: each image's output is
 its own) calls `split(total, run)`: `run(start, stop)` is called for consecutive slices of `range(total)`,
-one on this thread and the others on a small pool of worker threads, and the list of their results comes
-back in order. This is TensorFlow's intra-op parallelism (its Eigen thread pool splits a kernel's work
-the same way); the C kernels themselves stay single-threaded and libc-free (they also build for wasm).
+on this thread and a small pool of worker threads (each takes the next slice when it is free), and the
+list of their results comes back in order. This is TensorFlow's intra-op parallelism (its Eigen thread
+pool shards a kernel's work the same way); the C kernels themselves stay single-threaded and libc-free
+(they also build for wasm).
 
 How many threads: $WEBFLOW_INTRA_OP_THREADS, else $OPENBLAS_NUM_THREADS / $OMP_NUM_THREADS (the budget
 NumPy's BLAS was given), else the cores this process may use. Pyodide has no threads: always one part.
@@ -25,11 +26,18 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import wait
 from typing import Any
 
 _ENV = ("WEBFLOW_INTRA_OP_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+# Slices per thread: on this 2-vCPU VM one vCPU often runs a kernel ~30% slower than the other (the same
+# 25 conv2 images, pure C: 4.4-4.8 ms pinned to one, 3.2 pinned to the other), and which one changes. With
+# one slice per thread the fast thread then waits for the slow one; with more, it takes more of them.
+# Deep MNIST CNN training step, batch 50, 6 x 10 steps interleaved (noisy): 1 slice per thread best 29.0 /
+# median 34.9 ms, 2 slices 29.4 / 32.1, 4 slices 28.9 / 32.9.
+SLICES_PER_THREAD = 2
 
 
 def _default_threads() -> int:
@@ -101,22 +109,38 @@ def _pool() -> Any:
 def split(total: int, run: Callable[[int, int], Any], min_part: int = 1) -> list:
     """[run(start, stop) for consecutive slices covering range(total)], the slices run on parallel threads.
 
-    At most `threads()` slices, each at least `min_part` long (small work is not worth a thread hand-off:
-    ~20-50 us). Exceptions raised by any slice propagate."""
-    parts = min(STATE.threads, total // max(1, min_part))
-    if parts <= 1:
+    Up to SLICES_PER_THREAD slices per thread, each at least `min_part` long (small work is not worth a thread
+    hand-off: ~20-50 us). The threads take the next slice as they become free, so a thread on a slower core
+    simply runs fewer slices. The slices' bounds depend only on the sizes, so a caller summing the results
+    in order gets the same answer whatever thread ran what. Exceptions raised by any slice propagate."""
+    slices = min(STATE.threads * SLICES_PER_THREAD, total // max(1, min_part))
+    if STATE.threads <= 1 or slices <= 1:
         return [run(0, total)]
-    bounds = [total * i // parts for i in range(parts + 1)]
+    bounds = [total * i // slices for i in range(slices + 1)]
+    results: list = [None] * slices
+    taken = iter(range(slices))
+    lock = threading.Lock()
+
+    def take_slices() -> None:
+        while True:
+            with lock:
+                index = next(taken, None)
+            if index is None:
+                return
+            results[index] = run(bounds[index], bounds[index + 1])
+
     setter = _blas_threads_setter()
     previous = setter(1) if setter is not None else None
-    futures = [_pool().submit(run, bounds[i], bounds[i + 1]) for i in range(1, parts)]
+    futures = [_pool().submit(take_slices) for _ in range(min(STATE.threads, slices) - 1)]
     try:
-        first = run(bounds[0], bounds[1])
+        take_slices()
     finally:
-        wait(futures)  # every part has finished (or failed) before BLAS gets its threads back
+        wait(futures)  # every slice has finished (or failed) before BLAS gets its threads back
         if setter is not None:
             setter(previous)
-    return [first] + [future.result() for future in futures]
+    for future in futures:
+        future.result()  # re-raises a worker's exception
+    return results
 
 
 __all__ = ["split", "threads", "set_threads"]

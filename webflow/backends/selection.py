@@ -12,9 +12,12 @@ with other jobs, one OpenBLAS thread, NumPy with AVX-512 loops, C built -mavx2; 
     sqrt, reductions (Sum 100k: 23 -> 39), gather, cast: NumPy unless forced.
   - Exp / Tanh / Sigmoid: NumPy's AVX-512 loops win at every size (Tanh 100k: 28 -> 102): NumPy.
   - Softmax / xent: C wins only below ~4k elements, by 1-4 us (Softmax 100k: 407 -> 565): NumPy.
-  - MatMul 316x316: 568 -> 1267; Conv2D 8x28x28x32 * 5x5x32x64: 8.8 -> 16.2 ms: NumPy + OpenBLAS.
-  - Conv2DBackpropInput (same conv): 14.8 -> 12.6 ms (NumPy's col2im adds window by window): C from
-    100k elements of out_backprop (one size measured). Conv2DBackpropFilter: 14.7 -> 14.2, a tie: NumPy.
+  - MatMul 316x316: 568 -> 1267: NumPy + OpenBLAS. Conv2D 8x28x28x32 * 5x5x32x64 through C's im2col + GEMM:
+    8.8 -> 16.2 ms, so the conv adapters run C only through the direct convolution (c_conv_direct.py; the
+    CNN's conv2 at batch 50, one thread, min of 12: forward 9.6 -> 6.0 ms, input gradient 9.5 (OpenBLAS + C
+    col2im) -> 6.0, filter gradient 10.8 -> 7.6) and hand every other shape to NumPy.
+  - Conv2DBackpropInput (same conv) by im2col: 14.8 -> 12.6 ms (NumPy's col2im adds window by window): C
+    from 100k elements of out_backprop (one size measured). Conv2DBackpropFilter: 14.7 -> 14.2, a tie.
   - ReluGrad: C from 8k (16k: 66 -> 9 us; np.where is slow). Relu: C from 64k (100k: 24 -> 17).
   - MaxPool / AvgPool 2x2: C from 8k (100k: 45 -> 26 and 47 -> 22); MaxPoolGrad 32x28x28x32: 2.4 -> 1.1 ms.
   - fused optimizer updates: C from 64k (Adam 100k: 459 -> 412 us; 16k: 36 -> 46).

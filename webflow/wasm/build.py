@@ -7,7 +7,10 @@
 
 Every `webflow/wasm/*.c` goes into both outputs:
 - native: `webflow/wasm/_build/libwebflow_kernels.<platform-tag>.so` (system `cc`, or $CC). The tag
-  names the variant: `avx2` (built with -mavx2 -mfma, when this CPU has both) or `base` (SSE2 / NEON).
+  names the variant: `avx512` (-mavx2 -mfma -mavx512f -mavx512vl, when this CPU has them all), `avx2`
+  (-mavx2 -mfma) or `base` (SSE2 / NEON). AVX-512 widens only the direct convolution's vectors
+  (conv_direct.c); every other kernel keeps 256-bit vectors (-mprefer-vector-width=256 for the
+  auto-vectorizer too), so their results are those of the avx2 build.
 - wasm:   `webflow/wasm/webflow_kernels.wasm`, an Emscripten-style side module Pyodide loads with
   `ctypes.CDLL` (clang + wasm-ld, else `python -m ziglang cc`); flags as measured in PLATFORM.md.
 - relaxed: `webflow/wasm/webflow_kernels_relaxed.wasm`, the same sources with `-mrelaxed-simd`: the GEMM
@@ -43,6 +46,8 @@ RELAXED_MIN_CLANG = 16  # the first clang with the final relaxed-SIMD opcodes (f
 COMMON_FLAGS = ["-std=c11", "-O3", "-fno-math-errno", "-Wall", "-Wno-unused-function"]
 NATIVE_FLAGS = ["-fPIC", "-shared", "-fvisibility=hidden", "-ffp-contract=fast"]
 AVX2_FLAGS = ["-mavx2", "-mfma"]
+AVX512_FLAGS = AVX2_FLAGS + ["-mavx512f", "-mavx512vl", "-mprefer-vector-width=256"]
+VARIANT_FLAGS = {"avx512": AVX512_FLAGS, "avx2": AVX2_FLAGS, "base": []}
 # PLATFORM.md: a side module that Emscripten's dlopen accepts; -fvisibility=default keeps the exports,
 # -mbulk-memory lowers any memset/memcpy to memory.fill/copy (no libc), --strip-debug keeps wasm-opt happy.
 WASM_FLAGS = [
@@ -85,18 +90,15 @@ def _compiler_version(compiler: list[str]) -> str:
 
 
 # ----------------------------------------------------------------------------------------- native
-def _cpu_has_avx2_fma() -> bool:
-    """True on x86-64 Linux CPUs with AVX2 and FMA (elsewhere the baseline build is used)."""
-    if os.environ.get("WEBFLOW_C_BASELINE"):
-        return False
-    if platform.machine().lower() not in ("x86_64", "amd64"):
-        return False
+def _cpu_flags() -> set[str]:
+    """The x86-64 Linux CPU's feature flags (empty elsewhere, or with WEBFLOW_C_BASELINE: the baseline build)."""
+    if os.environ.get("WEBFLOW_C_BASELINE") or platform.machine().lower() not in ("x86_64", "amd64"):
+        return set()
     try:
         with open("/proc/cpuinfo") as handle:
-            flags = next((line for line in handle if line.startswith("flags")), "").split()
+            return set(next((line for line in handle if line.startswith("flags")), "").split())
     except OSError:
-        return False
-    return "avx2" in flags and "fma" in flags
+        return set()
 
 
 def native_compiler() -> list[str] | None:
@@ -111,7 +113,13 @@ def native_compiler() -> list[str] | None:
 
 
 def native_variant() -> str:
-    return "avx2" if _cpu_has_avx2_fma() else "base"
+    """avx512, avx2 or base: the widest build this CPU runs (WEBFLOW_C_AVX512=0 stops at avx2)."""
+    flags = _cpu_flags()
+    if not {"avx2", "fma"} <= flags:
+        return "base"
+    if {"avx512f", "avx512vl"} <= flags and os.environ.get("WEBFLOW_C_AVX512", "1") != "0":
+        return "avx512"
+    return "avx2"
 
 
 def native_library_path() -> str:
@@ -126,7 +134,7 @@ def build_native(force: bool = False, verbose: bool = False) -> str:
     compiler = native_compiler()
     if compiler is None:
         raise CompilerNotFound("webflow: no C compiler ($CC, cc, gcc or clang) found; using the NumPy kernels")
-    flags = COMMON_FLAGS + NATIVE_FLAGS + (AVX2_FLAGS if native_variant() == "avx2" else [])
+    flags = COMMON_FLAGS + NATIVE_FLAGS + VARIANT_FLAGS[native_variant()]
     if "clang" in _compiler_version(compiler).lower():
         # clang ignores `#pragma clang fp contract(off)` (optimizers.c: bit-exact updates) under =fast;
         # =on still fuses a*b+c inside one expression, as the GEMM micro-kernel wants.

@@ -1,0 +1,131 @@
+"""The direct convolution (webflow/wasm/conv_direct.c): C signatures, when it applies, and its threaded calls.
+
+The Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter adapters (c_kernels_nn.py) take this path when it
+applies and fall back to im2col + GEMM otherwise. It reads each window in place from a zero-padded copy of
+one image, so no patch matrix is built. Measured on the Deep MNIST CNN's conv2 (batch 50, 5x5x32 -> 64,
+1 GFLOP per op, one thread, min of 12, native avx512 build on a 2-vCPU Xeon whose FMA loop peaks at 180
+GFLOP/s per core): forward 6.0 ms (NumPy im2col + OpenBLAS: 9.6), input gradient 6.0 (OpenBLAS + C col2im:
+9.5), filter gradient 7.6 (NumPy: 10.8); that is ~130-165 GFLOP/s against im2col + OpenBLAS
+at ~60-90 GFLOP/s. It applies when
+  - the output channels are a multiple of `lanes()` (16 floats natively with AVX-512, 8 with AVX2, 4 in
+    wasm): a tile's columns are whole vectors;
+  - for the input gradient, the strides are 1: it is then the convolution of the output gradient with the
+    filter flipped in space and with its channel axes swapped;
+  - for the filter gradient, padding the input channels to whole tiles adds at most a quarter (a 1-channel
+    first layer would pad to 14 channels: the im2col path stays faster there).
+Images are split over threads (backends/parallel.py), each part with its own workspace; filter-gradient
+parts are summed afterwards. Native builds only for now: inside Pyodide (wasm, 4-float vectors and 16
+registers) the im2col path stays, since that is the one measured there (benchmarks/wasm).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+from webflow.backends import parallel
+from webflow.backends.c_conv import Conv2DShape
+from webflow.backends.c_kernels import check, empty, fn, ptr
+from webflow.backends.c_library import IN_PYODIDE, INT, PTR, SIZE, declare
+from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.framework import dtypes
+
+declare("wf_conv2d_direct_lanes", [], SIZE)
+declare("wf_conv2d_direct_workspace_f32", [PTR], SIZE)
+declare("wf_conv2d_direct_filter_workspace_f32", [PTR], SIZE)
+declare("wf_conv2d_direct_filter_channels", [PTR], SIZE)
+declare("wf_conv2d_direct_f32", [PTR, PTR, PTR, PTR, PTR, SIZE], INT)
+declare("wf_conv2d_direct_filter_grad_f32", [PTR, PTR, PTR, PTR, PTR, SIZE], INT)
+
+MIN_IMAGES_PER_THREAD = 2      # conv2 of the CNN: ~0.12 ms per image per op, a thread hand-off ~0.03 ms
+MAX_CHANNEL_PADDING = 1.25     # filter gradient: padded / real input channels above this -> im2col path
+
+
+def lanes() -> int:
+    """Floats per vector of the loaded library's direct convolution."""
+    return fn("wf_conv2d_direct_lanes")()
+
+
+def _whole_vectors(channels: int) -> bool:
+    return not IN_PYODIDE and channels % lanes() == 0
+
+
+def forward_applies(shape: Conv2DShape) -> bool:
+    return _whole_vectors(shape.out_channels)
+
+
+def input_grad_applies(shape: Conv2DShape) -> bool:
+    return HAVE_NUMPY and shape.stride_height == 1 and shape.stride_width == 1 and _whole_vectors(shape.in_channels)
+
+
+def filter_grad_applies(shape: Conv2DShape) -> bool:
+    if not _whole_vectors(shape.out_channels):
+        return False
+    padded = fn("wf_conv2d_direct_filter_channels")(ctypes.byref(shape))
+    return padded <= MAX_CHANNEL_PADDING * shape.in_channels
+
+
+def _split_images(shape: Conv2DShape, run_part: Any) -> list:
+    """run_part(part shape, first image) on slices of the batch, on threads; without NumPy, one part."""
+    def run(start: int, stop: int) -> Any:
+        part = Conv2DShape.from_buffer_copy(shape)
+        part.batch = stop - start
+        return run_part(part, start)
+
+    if not HAVE_NUMPY:
+        return [run(0, shape.batch)]
+    return parallel.split(shape.batch, run, min_part=MIN_IMAGES_PER_THREAD)
+
+
+def forward(shape: Conv2DShape, input: Any, filter: Any, out: Any) -> Any:  # noqa: A002 - TensorFlow's names
+    """out = conv2d(input, filter) for the geometry `shape` (C-contiguous float32 arrays)."""
+    name = "wf_conv2d_direct_f32"
+    kernel, work_len = fn(name), fn("wf_conv2d_direct_workspace_f32")(ctypes.byref(shape))
+    image_in = shape.in_height * shape.in_width * shape.in_channels
+    image_out = shape.out_height * shape.out_width * shape.out_channels
+    input_at, filter_at, out_at = ptr(input), ptr(filter), ptr(out)
+
+    def run_part(part: Conv2DShape, first: int) -> int:
+        work = empty(work_len, dtypes.float32)
+        return kernel(ctypes.byref(part), input_at + 4 * first * image_in, filter_at, out_at + 4 * first * image_out,
+                      ptr(work), work_len)
+
+    for status in _split_images(shape, run_part):
+        check(status, name)
+    return out
+
+
+def input_grad(shape: Conv2DShape, filter: Any, out_backprop: Any, out: Any) -> Any:  # noqa: A002
+    """dx for the stride-1 forward geometry `shape`: out_backprop convolved with the flipped, transposed filter.
+
+    Output pixel i of that convolution reads out_backprop rows i - pad_top ... i - pad_top + (kh-1)*dh, which
+    is the forward windows that read input row i, with the taps in reverse order: so the padding before is
+    (kh-1)*dh - pad_top, and tap a of the flipped filter is tap kh-1-a of the original."""
+    kh, kw, channels, out_channels = filter.shape
+    flipped = np.ascontiguousarray(filter[::-1, ::-1].transpose(0, 1, 3, 2))
+    transposed = Conv2DShape(
+        shape.batch, shape.out_height, shape.out_width, out_channels, kh, kw, channels, 1, 1,
+        shape.dilation_height, shape.dilation_width, (kh - 1) * shape.dilation_height - shape.pad_top,
+        (kw - 1) * shape.dilation_width - shape.pad_left, shape.in_height, shape.in_width)
+    return forward(transposed, out_backprop, flipped, out)
+
+
+def filter_grad(shape: Conv2DShape, input: Any, out_backprop: Any, filter_shape: tuple) -> Any:  # noqa: A002
+    """dfilter [kh, kw, in_channels, out_channels] = the sum over the batch of window values x output gradients."""
+    name = "wf_conv2d_direct_filter_grad_f32"
+    kernel, work_len = fn(name), fn("wf_conv2d_direct_filter_workspace_f32")(ctypes.byref(shape))
+    image_in = shape.in_height * shape.in_width * shape.in_channels
+    image_out = shape.out_height * shape.out_width * shape.out_channels
+    input_at, dy_at = ptr(input), ptr(out_backprop)
+
+    def run_part(part: Conv2DShape, first: int) -> Any:
+        work, grad = empty(work_len, dtypes.float32), empty(filter_shape, dtypes.float32)
+        check(kernel(ctypes.byref(part), input_at + 4 * first * image_in, dy_at + 4 * first * image_out, ptr(grad),
+                     ptr(work), work_len), name)
+        return grad
+
+    parts = _split_images(shape, run_part)
+    for part in parts[1:]:
+        np.add(parts[0], part, out=parts[0])
+    return parts[0]
+
