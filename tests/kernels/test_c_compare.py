@@ -41,3 +41,25 @@ def test_select_with_a_vector_condition_picks_rows() -> None:
     cond = np.array([True, False, True])
     t, e = RNG.normal(size=(3, 2, 2)).astype(np.float32), RNG.normal(size=(3, 2, 2)).astype(np.float32)
     np.testing.assert_array_equal(c_kernels_logic.select(cond, t, e), np.where(cond[:, None, None], t, e))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float32, np.float64])
+@pytest.mark.parametrize("else_shape", [(67, 33), (), (33,), (67, 1)])
+def test_select_v2_unit_stride_rows_keep_every_bit(dtype: type, else_shape: tuple) -> None:
+    # the branch-free unit-stride rows (an else that is a whole array or a broadcast scalar) and the
+    # strided ones; NaN, -0.0 and infinities must come through as the same bits
+    cond = RNG.random((67, 33)) < 0.5
+    t = RNG.normal(size=(67, 33)).astype(dtype)
+    e = RNG.normal(size=else_shape).astype(dtype)
+    if np.issubdtype(dtype, np.floating):
+        t.reshape(-1)[:4] = [np.nan, -0.0, np.inf, -np.inf]
+    got = c_kernels_logic.select_v2(cond, t, e)
+    expected = np.where(cond, t, e)
+    np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
+def test_select_leaves_python_objects_to_numpy() -> None:
+    # tf.string values are Python objects: copying their pointers as bits would skip reference counting
+    cond, t, e = np.array([True, False] * 5000), np.full(10000, b"a", object), np.full(10000, b"bb", object)
+    with pytest.raises(c_kernels_logic.Unsupported):
+        c_kernels_logic.select_v2(cond, t, e)

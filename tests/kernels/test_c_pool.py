@@ -116,3 +116,30 @@ def test_bad_window_is_rejected():
     s = conv2d_shape((1, 4, 4, 1), (0, 2), 1)
     buffer = np.zeros(16, np.float32)
     assert c.function("wf_max_pool_f32")(ctypes.byref(s), c.address(buffer), c.address(buffer)) == -1
+
+
+@pytest.mark.parametrize("input_shape, ksize, strides, padding", CASES)
+def test_max_pool_grad_relu_is_the_max_pool_grad_where_the_input_is_positive(input_shape, ksize, strides, padding):
+    # ReluGrad(MaxPoolGrad(x, dy), features=x): the tiled 2x2 path and the general one; 0, -0.0 and NaN
+    # inputs are not positive, so their cells get 0 even when they are the window's first maximum
+    x = RNG.standard_normal(input_shape).astype(np.float32)
+    x.reshape(-1)[::7] = 0.0
+    x.reshape(-1)[3::11] = -0.0
+    x.reshape(-1)[5::13] = np.nan
+    s = conv2d_shape(x.shape, ksize, x.shape[3], strides, (1, 1), padding)
+    dy = RNG.standard_normal((x.shape[0], s.out_height, s.out_width, x.shape[3])).astype(np.float32)
+    fused, pool_grad = np.full(x.shape, np.nan, np.float32), np.full(x.shape, np.nan, np.float32)
+    assert c.function("wf_max_pool_grad_relu_f32")(ctypes.byref(s), c.address(x), c.address(dy), c.address(fused)) == 0
+    assert c.function("wf_max_pool_grad_f32")(ctypes.byref(s), c.address(x), c.address(dy), c.address(pool_grad)) == 0
+    expected = np.where(x > 0, pool_grad, np.float32(0))
+    np.testing.assert_array_equal(fused.view(np.uint32), expected.view(np.uint32))
+
+
+def test_the_fused_2x2_case_is_tiled_and_checked_against_the_reference():
+    # the CNN's shape (2x2, stride 2, even sizes): the float64 reference with the Relu mask applied
+    x = RNG.standard_normal((3, 8, 6, 40)).astype(np.float32)
+    s = conv2d_shape(x.shape, (2, 2), 40, (2, 2), (1, 1), "VALID")
+    dy = RNG.standard_normal((3, 4, 3, 40)).astype(np.float32)
+    fused = np.full(x.shape, np.nan, np.float32)
+    assert c.function("wf_max_pool_grad_relu_f32")(ctypes.byref(s), c.address(x), c.address(dy), c.address(fused)) == 0
+    np.testing.assert_allclose(fused, np.where(x > 0, reference(x, dy, s)[2], 0), rtol=1e-6, atol=1e-7)

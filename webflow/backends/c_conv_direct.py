@@ -35,6 +35,7 @@ declare("wf_conv2d_direct_workspace_f32", [PTR], SIZE)
 declare("wf_conv2d_direct_filter_workspace_f32", [PTR], SIZE)
 declare("wf_conv2d_direct_filter_channels", [PTR], SIZE)
 declare("wf_conv2d_direct_f32", [PTR, PTR, PTR, PTR, PTR, SIZE], INT)
+declare("wf_conv2d_direct_bias_relu_f32", [PTR, PTR, PTR, PTR, INT, PTR, PTR, SIZE], INT)
 declare("wf_conv2d_direct_filter_grad_f32", [PTR, PTR, PTR, PTR, PTR, SIZE], INT)
 
 MIN_IMAGES_PER_THREAD = 2      # conv2 of the CNN: ~0.12 ms per image per op, a thread hand-off ~0.03 ms
@@ -77,18 +78,21 @@ def _split_images(shape: Conv2DShape, run_part: Any) -> list:
     return parallel.split(shape.batch, run, min_part=MIN_IMAGES_PER_THREAD)
 
 
-def forward(shape: Conv2DShape, input: Any, filter: Any, out: Any) -> Any:  # noqa: A002 - TensorFlow's names
-    """out = conv2d(input, filter) for the geometry `shape` (C-contiguous float32 arrays)."""
-    name = "wf_conv2d_direct_f32"
+def forward(shape: Conv2DShape, input: Any, filter: Any, out: Any, bias: Any = None,  # noqa: A002 - TF's names
+            relu: bool = False) -> Any:
+    """out = conv2d(input, filter) for the geometry `shape` (C-contiguous float32 arrays); with a `bias` (one
+    per output channel), out = conv2d + bias and then max(out, 0) if `relu`: TensorFlow's _FusedConv2D."""
+    name = "wf_conv2d_direct_f32" if bias is None else "wf_conv2d_direct_bias_relu_f32"
     kernel, work_len = fn(name), fn("wf_conv2d_direct_workspace_f32")(ctypes.byref(shape))
     image_in = shape.in_height * shape.in_width * shape.in_channels
     image_out = shape.out_height * shape.out_width * shape.out_channels
     input_at, filter_at, out_at = ptr(input), ptr(filter), ptr(out)
+    epilogue = () if bias is None else (ptr(bias), int(relu))
 
     def run_part(part: Conv2DShape, first: int) -> int:
         work = empty(work_len, dtypes.float32)
-        return kernel(ctypes.byref(part), input_at + 4 * first * image_in, filter_at, out_at + 4 * first * image_out,
-                      ptr(work), work_len)
+        return kernel(ctypes.byref(part), input_at + 4 * first * image_in, filter_at, *epilogue,
+                      out_at + 4 * first * image_out, ptr(work), work_len)
 
     for status in _split_images(shape, run_part):
         check(status, name)

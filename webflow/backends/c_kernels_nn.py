@@ -126,6 +126,20 @@ def conv2d(input: Any, filter: Any, **attrs: Any) -> Any:  # noqa: A002 - Tensor
     return _per_image_call("wf_conv2d_f32", shape, contiguous(filter), contiguous(input), out, per_in, per_out)
 
 
+def conv2d_bias_relu(input: Any, filter: Any, bias: Any, *, relu: bool, **attrs: Any) -> Any:  # noqa: A002
+    """wf_conv2d_direct_bias_relu_f32: conv2d + bias (then max(., 0) if relu) with the epilogue applied before
+    the store (runtime/fusion.py's _FusedConv2D); Unsupported where the direct convolution does not apply."""
+    suffix(input, F32)
+    if filter.dtype != input.dtype or bias.dtype != input.dtype or filter.ndim != 4 or input.ndim != 4 \
+            or filter.shape[2] != input.shape[3] or bias.shape != filter.shape[3:]:
+        raise Unsupported("operands")
+    shape = _window_geometry(input.shape, filter.shape[:2], filter.shape[3], attrs)
+    if not c_conv_direct.forward_applies(shape):
+        raise Unsupported("direct convolution")
+    out = empty(_out_dims(shape), dtypes.float32)
+    return c_conv_direct.forward(shape, contiguous(input), contiguous(filter), out, contiguous(bias), relu)
+
+
 @c_kernel("Conv2DBackpropInput", dtypes=F32, min_size=0, size_input=2, dtype_input=1)
 def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **attrs: Any) -> Any:  # noqa: A002
     """The direct convolution of dy with the flipped filter when it applies (stride 1), else dx = col2im(dy
@@ -239,15 +253,17 @@ def max_pool(x: Any, **attrs: Any) -> Any:
 
 
 @c_kernel("MaxPoolGrad", dtypes=F32, min_size=8192)
-def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, **attrs: Any) -> Any:
-    """wf_max_pool_grad_f32: each window's gradient goes to its first maximal input cell."""
+def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, *, relu: bool = False, **attrs: Any) -> Any:
+    """wf_max_pool_grad_f32: each window's gradient goes to its first maximal input cell. With `relu`
+    (runtime/fusion.py), then ReluGrad with orig_input as the features: 0 where orig_input <= 0."""
     suffix(orig_input, F32)
     shape = _pool_geometry(orig_input.shape, attrs)
     if orig_output.shape != _pooled(shape) or grad.shape != _pooled(shape) or grad.dtype != orig_input.dtype:
         raise Unsupported("shapes")
     out = empty(orig_input.shape, dtypes.float32)
     orig_input, grad = contiguous(orig_input), contiguous(grad)  # held here: the slices read them by address
-    kernel, x_at, grad_at, out_at = fn("wf_max_pool_grad_f32"), ptr(orig_input), ptr(grad), ptr(out)
+    name = "wf_max_pool_grad_relu_f32" if relu else "wf_max_pool_grad_f32"
+    kernel, x_at, grad_at, out_at = fn(name), ptr(orig_input), ptr(grad), ptr(out)
     image, pooled = 4 * prod(orig_input.shape[1:]), 4 * prod(grad.shape[1:])
 
     def run(start: int, stop: int) -> int:  # images are independent: split over threads (backends/parallel.py)

@@ -5,6 +5,7 @@ channels in in_channels, build it with `conv2d_shape(input_shape, ksize, channel
 and return 0 (WF_OK) or -1 (bad argument):
     wf_max_pool_f32(shape, input, output)                       MaxPool
     wf_max_pool_grad_f32(shape, input, output_grad, input_grad) MaxPoolGrad (first max in scan order)
+    wf_max_pool_grad_relu_f32(...the same...)                   MaxPoolGrad, then ReluGrad on the input (fusion)
     wf_avg_pool_f32(shape, input, output)                       AvgPool (SAME: mean of in-bounds pixels)
     wf_avg_pool_grad_f32(shape, output_grad, input_grad)        AvgPoolGrad
     wf_max_pool_grad_grad_f32(shape, input, grad, output)       MaxPoolGradGrad (grad shaped as the input)
@@ -18,6 +19,7 @@ from webflow.backends.c_library import INT, PTR, declare
 for _suffix in ("f32", "f64"):  # the same kernels in float and double (pool_template.h)
     declare(f"wf_max_pool_{_suffix}", [PTR, PTR, PTR], INT)
     declare(f"wf_max_pool_grad_{_suffix}", [PTR, PTR, PTR, PTR], INT)
+    declare(f"wf_max_pool_grad_relu_{_suffix}", [PTR, PTR, PTR, PTR], INT)
     declare(f"wf_max_pool_grad_grad_{_suffix}", [PTR, PTR, PTR, PTR], INT)
     declare(f"wf_avg_pool_{_suffix}", [PTR, PTR, PTR], INT)
     declare(f"wf_avg_pool_grad_{_suffix}", [PTR, PTR, PTR], INT)

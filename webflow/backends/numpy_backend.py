@@ -17,6 +17,7 @@ import os
 import sys
 from typing import Any
 
+from webflow.backends import allocator
 from webflow.framework import dtypes
 
 # After each multi-threaded GEMM, OpenBLAS's idle threads spin (sched_yield) for ~2^28 cycles, taking a core
@@ -26,6 +27,9 @@ from webflow.framework import dtypes
 # applies when webflow is what imports NumPy; a value the user set wins.
 if "numpy" not in sys.modules:
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+# Freed activations stay in the process for the next step instead of page-faulting back in (allocator.py).
+allocator.keep_freed_memory()
 
 try:
     import numpy as np

@@ -35,9 +35,10 @@ _ENV = ("WEBFLOW_INTRA_OP_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
 # Slices per thread: on this 2-vCPU VM one vCPU often runs a kernel ~30% slower than the other (the same
 # 25 conv2 images, pure C: 4.4-4.8 ms pinned to one, 3.2 pinned to the other), and which one changes. With
 # one slice per thread the fast thread then waits for the slow one; with more, it takes more of them.
-# Deep MNIST CNN training step, batch 50, 6 x 10 steps interleaved (noisy): 1 slice per thread best 29.0 /
-# median 34.9 ms, 2 slices 29.4 / 32.1, 4 slices 28.9 / 32.9.
-SLICES_PER_THREAD = 2
+# Deep MNIST CNN training step, 8 x 8 steps interleaved in one process (noisy), best / median ms:
+# batch 50, 2 slices per thread 28.4 / 32.7, 4 slices 28.9 / 31.8; batch 128, 55.1 / 61.6 and 53.6 / 57.3
+# (at a time one vCPU ran conv2 at 9.8 ms a batch of 50, the other at 6.4).
+SLICES_PER_THREAD = 4
 
 
 def _default_threads() -> int:

@@ -19,6 +19,8 @@ with other jobs, one OpenBLAS thread, NumPy with AVX-512 loops, C built -mavx2; 
   - Conv2DBackpropInput (same conv) by im2col: 14.8 -> 12.6 ms (NumPy's col2im adds window by window): C
     from 100k elements of out_backprop (one size measured). Conv2DBackpropFilter: 14.7 -> 14.2, a tie.
   - ReluGrad: C from 8k (16k: 66 -> 9 us; np.where is slow). Relu: C from 64k (100k: 24 -> 17).
+  - Select / SelectV2: C from 8k (dropout's mask, 128x1024: 640 -> 63 us; np.where mispredicts a branch
+    on every other element of a random mask).
   - MaxPool / AvgPool 2x2: C from 8k (100k: 45 -> 26 and 47 -> 22); MaxPoolGrad 32x28x28x32: 2.4 -> 1.1 ms.
   - fused optimizer updates: C from 64k (Adam 100k: 459 -> 412 us; 16k: 36 -> 46).
   - RandomUniform: always C (64 values: 97 -> 22 us; 100k: 4257 -> 261; the same bits either way).

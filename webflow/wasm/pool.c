@@ -4,6 +4,7 @@
  * _f32 and _f64:
  *   int wf_max_pool_f32(s, input, output)                         MaxPool
  *   int wf_max_pool_grad_f32(s, input, output_grad, input_grad)   MaxPoolGrad
+ *   int wf_max_pool_grad_relu_f32(s, input, output_grad, input_grad)  MaxPoolGrad, then ReluGrad(features=input)
  *   int wf_max_pool_grad_grad_f32(s, input, grad, output)         MaxPoolGradGrad (grad: input's shape)
  *   int wf_avg_pool_f32(s, input, output)                         AvgPool
  *   int wf_avg_pool_grad_f32(s, output_grad, input_grad)          AvgPoolGrad

@@ -77,7 +77,7 @@ static void NAME(first_max)(const wf_conv2d_shape *s, const REAL *image, wf_size
  * general path's zero-fill then `+=` (a -0.0 gradient lands as +0.0). Measured 50x28x28x32 -> 14x14:
  * 3.1 -> 1.1 ms (one thread, noisy shared machine). */
 static void NAME(max_pool_grad_tiled)(const wf_conv2d_shape *s, const REAL *input, const REAL *output_grad,
-                                      REAL *input_grad) {
+                                      REAL *input_grad, int relu) {
     const wf_size C = s->in_channels, L = LANES, KH = s->filter_height, KW = s->filter_width;
     const wf_size taps = KH * KW, W = s->in_width;
     for (wf_size n = 0; n < s->batch; ++n) {
@@ -98,8 +98,10 @@ static void NAME(max_pool_grad_tiled)(const wf_conv2d_shape *s, const REAL *inpu
                     }
                     IVEC gv = (IVEC)(VLOAD(g + c) + VSPLAT(0));
                     for (wf_size t = 0; t < taps; ++t) {
+                        wf_size at = corner + ((t / KW) * W + t % KW) * C + c;
                         IVEC here = pick == ((IVEC){0} + (int)t);
-                        VSTORE(input_grad + corner + ((t / KW) * W + t % KW) * C + c, (VEC)(gv & here));
+                        if (relu) here &= VLOAD(input + at) > VSPLAT(0);   /* ReluGrad: only where input > 0 */
+                        VSTORE(input_grad + at, (VEC)(gv & here));
                     }
                 }
                 for (; c < C; ++c) {
@@ -110,7 +112,9 @@ static void NAME(max_pool_grad_tiled)(const wf_conv2d_shape *s, const REAL *inpu
                         if (v > best) { best = v; pick = t; }
                     }
                     for (wf_size t = 0; t < taps; ++t) {
-                        input_grad[corner + ((t / KW) * W + t % KW) * C + c] = t == pick ? (REAL)0 + g[c] : (REAL)0;
+                        wf_size at = corner + ((t / KW) * W + t % KW) * C + c;
+                        int kept = t == pick && (!relu || input[at] > 0);
+                        input_grad[at] = kept ? (REAL)0 + g[c] : (REAL)0;
                     }
                 }
             }
@@ -118,13 +122,13 @@ static void NAME(max_pool_grad_tiled)(const wf_conv2d_shape *s, const REAL *inpu
     }
 }
 
-WF_EXPORT int NAME(wf_max_pool_grad)(const wf_conv2d_shape *s, const REAL *input, const REAL *output_grad,
-                                     REAL *input_grad) {
+static int NAME(max_pool_grad)(const wf_conv2d_shape *s, const REAL *input, const REAL *output_grad,
+                                REAL *input_grad, int relu) {
     if (!valid_pool(s)) return WF_BAD_ARGUMENT;
     if (s->stride_height == s->filter_height && s->stride_width == s->filter_width && s->pad_top == 0 &&
         s->pad_left == 0 && s->out_height * s->filter_height == s->in_height &&
         s->out_width * s->filter_width == s->in_width) {
-        NAME(max_pool_grad_tiled)(s, input, output_grad, input_grad);
+        NAME(max_pool_grad_tiled)(s, input, output_grad, input_grad, relu);
         return WF_OK;
     }
     const wf_size C = s->in_channels, plane = s->in_height * s->in_width * C;
@@ -145,8 +149,21 @@ WF_EXPORT int NAME(wf_max_pool_grad)(const wf_conv2d_shape *s, const REAL *input
                 }
             }
         }
+        for (wf_size i = 0; relu && i < plane; ++i) grad[i] = image[i] > 0 ? grad[i] : (REAL)0;
     }
     return WF_OK;
+}
+
+WF_EXPORT int NAME(wf_max_pool_grad)(const wf_conv2d_shape *s, const REAL *input, const REAL *output_grad,
+                                     REAL *input_grad) {
+    return NAME(max_pool_grad)(s, input, output_grad, input_grad, 0);
+}
+
+/* MaxPoolGrad then ReluGrad with the pooling's input as the features: input_grad = the MaxPoolGrad where
+ * input > 0, else 0, in the same pass (runtime/fusion.py fuses a conv layer's Relu -> MaxPool gradient). */
+WF_EXPORT int NAME(wf_max_pool_grad_relu)(const wf_conv2d_shape *s, const REAL *input, const REAL *output_grad,
+                                          REAL *input_grad) {
+    return NAME(max_pool_grad)(s, input, output_grad, input_grad, 1);
 }
 
 /* MaxPoolGradGrad: output[window] = input_grad_grad[the window's first maximal cell] (0 for an empty

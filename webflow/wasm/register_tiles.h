@@ -31,6 +31,7 @@
 #define TILE_ROWS(vecs) (TILE_ACCUMULATORS / (vecs))
 
 typedef float vec __attribute__((vector_size(TILE_BYTES)));
+typedef int ivec __attribute__((vector_size(TILE_BYTES)));
 typedef float vec_unaligned __attribute__((vector_size(TILE_BYTES), aligned(4), may_alias));
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
@@ -52,7 +53,17 @@ typedef struct {
     wf_size taps_down, taps_right;  /* window size */
     wf_size tap_down, tap_right;    /* floats between vertically / horizontally neighbouring taps */
     wf_size channels, w_stride;
+    const float *bias;              /* NULL, or added to out[p] (bias[v * LANES ...]) before the store */
+    int relu;                       /* then max(out, 0) (NaN stays NaN, as wf_relu_f32) */
 } rows_walk;
+
+/* The epilogue TensorFlow's _FusedConv2D applies while the sums are still in registers: the same float
+ * operations as the separate BiasAdd and Relu ops, so the same bits, without two more passes over memory. */
+ALWAYS_INLINE vec bias_relu(const rows_walk *g, vec sum, int v) {
+    if (g->bias) sum += load(g->bias + v * LANES);
+    if (g->relu) sum = (vec)(~(sum <= 0) & (ivec)sum);   /* NaN <= 0 is false: NaN stays */
+    return sum;
+}
 
 ALWAYS_INLINE void rows_tile(const rows_walk *g, const float *const *row, const float *w, float *const *out,
                              const int rows, const int vecs) {
@@ -73,7 +84,7 @@ ALWAYS_INLINE void rows_tile(const rows_walk *g, const float *const *row, const 
         }
     }
     for (int p = 0; p < rows; ++p)
-        for (int v = 0; v < vecs; ++v) store(out[p] + v * LANES, acc[p][v]);
+        for (int v = 0; v < vecs; ++v) store(out[p] + v * LANES, bias_relu(g, acc[p][v], v));
 }
 
 /* One function per tile shape: TILE_ROWS(vecs) rows, or a single row (fewer rows than a tile). */

@@ -1,0 +1,204 @@
+"""Fuses chains of ops into one step of a plan, as TensorFlow's grappler remapper does.
+
+TensorFlow runs a Conv2D whose output only a BiasAdd (or an AddV2 of a vector over the channels) reads, and
+whose sum only a Relu reads, as one `_FusedConv2D` kernel (`_FusedMatMul` for MatMul): the bias and the
+max(., 0) are applied while the sums are still in registers instead of in two more passes over memory.
+Here the executor does the same to its plan (never to the graph: names, gradients and `graph.get_operations()`
+are unchanged). The chain must be private: its intermediate tensors read by nothing else that runs and not
+fetched. A traced run shows the fused step as one node named after its last op, with type `_FusedConv2D` or
+`_FusedMatMul`, as TensorFlow's RunMetadata does.
+
+One more chain, of webflow's own (TensorFlow runs these two apart): a conv layer's gradient, MaxPoolGrad ->
+ReluGrad whose features are the pooling's input, as `_FusedMaxPoolGrad`. The C kernel zeroes the cells
+where that input is not positive while it writes them, instead of a second pass (measured at batch 128:
+ReluGrad 1.55 ms of conv1's gradient).
+
+The result is bit for bit the unfused one (the same float operations in the same order): the direct C
+convolution adds the bias and clamps before its store (wasm/conv_direct.c); otherwise the producer's own
+kernel runs and the bias and Relu are applied in place on its fresh output (NumPy), or by their own kernels
+(without NumPy). Measured on the Deep MNIST CNN (2 cores): conv1's add + Relu at batch 128, 2.5 ms of
+a 64 ms step, become part of the convolution's store.
+
+May import: backends/, framework/, ops/ (as executor.py).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from webflow.backends import selection
+from webflow.backends.c_kernels import Unsupported
+from webflow.backends.c_kernels_nn import conv2d_bias_relu, max_pool_grad
+from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.framework.errors import OpError
+from webflow.runtime import executor  # a cycle: executor.py imports this module; used only when running
+
+# WEBFLOW_FUSION=0 runs every op on its own (to compare, or to see each op's time in a trace)
+ENABLED = os.environ.get("WEBFLOW_FUSION", "1") != "0"
+FUSED_TYPES = {"Conv2D": "_FusedConv2D", "MatMul": "_FusedMatMul"}
+BIAS_ADDS = ("BiasAdd", "AddV2")
+FLOAT_TYPES = ("float16", "float32", "float64")
+
+
+def fuse(steps: list, pinned_uids: set, make_step: Any) -> list:
+    """The steps with each private chain (see the module docstring) replaced by one fused step.
+
+    `pinned_uids`: tensors fetched or fed, never private. `make_step(last op)` builds a step like the
+    executor's; the fused step keeps the chain's steps in `parts`."""
+    if not ENABLED:
+        return steps
+    readers = _readers(steps, pinned_uids)
+    by_output = {step.output_uids[0]: step for step in steps if len(step.output_uids) == 1}
+    replaced: dict[int, Any] = {}  # id(last step of a chain) -> fused step
+    absorbed: set[int] = set()
+    for step in reversed(steps):  # last ops first: a Relu takes its bias add before the add could end a chain
+        fused = _bias_relu_chain(step, by_output, readers, make_step) \
+            or _pool_grad_relu_chain(step, by_output, readers, make_step)
+        if fused is None or any(id(part) in absorbed for part in fused.parts):
+            continue
+        replaced[id(step)] = fused
+        absorbed.update(id(part) for part in fused.parts)
+    return [replaced.get(id(step), step) for step in steps if id(step) in replaced or id(step) not in absorbed]
+
+
+def _readers(steps: list, pinned_uids: set) -> dict:
+    """{tensor uid: how many times running steps read it}, pinned tensors counted as read twice more."""
+    counts: dict[int, int] = {}
+    for step in steps:
+        for uid in step.input_uids:
+            counts[uid] = counts.get(uid, 0) + 1
+    for uid in pinned_uids:
+        counts[uid] = counts.get(uid, 0) + 2
+    return counts
+
+
+def _private(step: Any, readers: dict) -> bool:
+    return step is not None and len(step.output_uids) == 1 and readers.get(step.output_uids[0], 0) == 1
+
+
+def _plain(chain: list) -> bool:
+    """Steps the executor runs with nothing but their input values (no context, state or variable checks)."""
+    return not any(part.needs_context or part.reads_ref_value or part.state_inputs or part.skip is not None
+                   for part in chain)
+
+
+def _fused_step(chain: list, op_type: str, inputs: list, kernel: Any, make_step: Any) -> Any:
+    """A step for the chain's last op running `kernel` on `inputs`: (step, input index) pairs of the parts."""
+    fused = make_step(chain[-1].op)
+    fused.parts = chain
+    fused.op_type = op_type
+    fused.backend = chain[0].backend
+    fused.attrs = {}
+    fused.input_uids = [step.input_uids[index] for step, index in inputs]
+    aliases = []
+    for position, (step, index) in enumerate(inputs):  # inputs that read a variable's current value
+        aliases += [(position, tensor, variable) for at, tensor, variable in step.alias_inputs or () if at == index]
+    fused.alias_inputs = aliases or None
+    fused.kernel = kernel
+    return fused
+
+
+# --- Conv2D / MatMul -> BiasAdd or AddV2 of a channel vector (-> Relu) ----------------------------------
+def _bias_relu_chain(step: Any, by_output: dict, readers: dict, make_step: Any) -> Any:
+    relu = step if step.op.type == "Relu" else None
+    bias_add = by_output.get(step.input_uids[0]) if relu is not None and step.input_uids else step
+    if bias_add is None or bias_add.op.type not in BIAS_ADDS or (relu is not None and not _private(bias_add, readers)):
+        return None
+    bias_index = _bias_index(bias_add, by_output)
+    if bias_index is None:
+        return None
+    producer = by_output[bias_add.input_uids[1 - bias_index]]
+    chain = [producer, bias_add] + ([relu] if relu is not None else [])
+    if not _private(producer, readers) or not _plain(chain):
+        return None
+    inputs = [(producer, index) for index in range(len(producer.input_uids))] + [(bias_add, bias_index)]
+    kernel = _bias_relu_kernel(producer, bias_add, relu, bias_index)
+    return _fused_step(chain, FUSED_TYPES[producer.op.type], inputs, kernel, make_step)
+
+
+def _bias_index(bias_add: Any, by_output: dict) -> int | None:
+    """Which input of the add is the bias: a vector as long as the producer's last (channel) dimension."""
+    op = bias_add.op
+    if op.type == "BiasAdd" and op._attrs.get("data_format", "NHWC") != "NHWC":
+        return None
+    for index in ((1,) if op.type == "BiasAdd" else (1, 0)):
+        producer = by_output.get(bias_add.input_uids[1 - index])
+        if producer is None or producer.op.type not in FUSED_TYPES or not _producer_fits(producer.op):
+            continue
+        bias, value = op.inputs[index], op.inputs[1 - index]
+        channels = value.shape.as_list()[-1] if value.shape.rank else None
+        if bias.shape.rank == 1 and channels is not None and bias.shape.as_list() == [channels] \
+                and op.outputs[0].shape.as_list() == value.shape.as_list():
+            return index
+    return None
+
+
+def _producer_fits(op: Any) -> bool:
+    if op.outputs[0].dtype.base_dtype.name not in FLOAT_TYPES or not op.outputs[0].shape.is_fully_defined():
+        return False
+    return op.type != "Conv2D" or op._attrs.get("data_format", "NHWC") == "NHWC"
+
+
+def _bias_relu_kernel(producer: Any, bias_add: Any, relu: Any, bias_index: int) -> Any:
+    def run(*args: Any) -> Any:
+        inputs, bias = args[:-1], args[-1]
+        if producer.op.type == "Conv2D" and producer.backend == selection.C_BACKEND:
+            try:
+                return conv2d_bias_relu(*inputs, bias, relu=relu is not None, **producer.attrs)
+            except Unsupported:
+                pass  # the direct convolution does not apply: the producer's own kernel, then the epilogue
+        value = _run_part(producer, inputs)
+        if _owned_float_array(value, inputs) and bias.shape == value.shape[-1:]:
+            np.add(value, bias, out=value)
+            return np.maximum(value, np.zeros((), value.dtype), out=value) if relu is not None else value
+        pair = [value, value]
+        pair[bias_index] = bias
+        value = _run_part(bias_add, pair)
+        return value if relu is None else _run_part(relu, [value])
+
+    run.__name__ = f"fused_{producer.op.type.lower()}"
+    return run
+
+
+def _owned_float_array(value: Any, inputs: tuple) -> bool:
+    """Whether the bias and Relu may be applied in place: a fresh NumPy float array the producer made."""
+    return HAVE_NUMPY and type(value) is np.ndarray and value.flags.writeable and value.dtype.kind == "f" \
+        and not any(type(array) is np.ndarray and np.may_share_memory(value, array) for array in inputs)
+
+
+# --- MaxPoolGrad -> ReluGrad(features = the pooling's input) ------------------------------------------
+def _pool_grad_relu_chain(step: Any, by_output: dict, readers: dict, make_step: Any) -> Any:
+    if step.op.type != "ReluGrad" or len(step.input_uids) != 2:
+        return None
+    pool_grad = by_output.get(step.input_uids[0])
+    if pool_grad is None or pool_grad.op.type != "MaxPoolGrad" or not _private(pool_grad, readers) \
+            or step.input_uids[1] != pool_grad.input_uids[0] or not _plain([pool_grad, step]) \
+            or pool_grad.op._attrs.get("data_format", "NHWC") != "NHWC":
+        return None
+    inputs = [(pool_grad, index) for index in range(len(pool_grad.input_uids))]
+    return _fused_step([pool_grad, step], "_FusedMaxPoolGrad", inputs, _pool_grad_relu_kernel(pool_grad, step),
+                       make_step)
+
+
+def _pool_grad_relu_kernel(pool_grad: Any, relu_grad: Any) -> Any:
+    def run(*args: Any) -> Any:
+        if pool_grad.backend == selection.C_BACKEND:
+            try:
+                return max_pool_grad(*args, relu=True, **pool_grad.attrs)
+            except Unsupported:
+                pass
+        return _run_part(relu_grad, [_run_part(pool_grad, args), args[0]])
+
+    run.__name__ = "fused_max_pool_grad"
+    return run
+
+
+def _run_part(step: Any, args: Any) -> Any:
+    """One op of the chain with its own kernel; its errors name that op, as an unfused run's would."""
+    try:
+        return step.kernel(*args, **step.attrs)
+    except OpError as error:
+        raise executor.with_op(error, step.op) from None
+    except executor.KERNEL_ERRORS as error:
+        raise executor.kernel_error(step.op, list(args), error) from None
