@@ -107,7 +107,12 @@ def test_when_the_direct_path_applies():
     strided = conv2d_shape((2, 8, 8, 32), (3, 3), lanes(), (2, 2), (1, 1), "SAME")
     assert c_conv_direct.forward_applies(strided) and not c_conv_direct.input_grad_applies(strided)
     one_channel = conv2d_shape((2, 8, 8, 1), (3, 3), lanes(), (1, 1), (1, 1), "SAME")
-    assert not c_conv_direct.filter_grad_applies(one_channel)  # would pad 1 channel to a whole tile
+    rows = c.function("wf_conv2d_direct_filter_rows")(ctypes.byref(one_channel))
+    assert rows >= 3   # the window row's 3 taps x 1 channel, rounded up to a whole tile of rows
+    assert c_conv_direct.filter_grad_applies(one_channel) == (rows <= 3 * 3)
+    conv1 = conv2d_shape((2, 28, 28, 1), (5, 5), 2 * lanes(), (1, 1), (1, 1), "SAME")
+    conv1_rows = c.function("wf_conv2d_direct_filter_rows")(ctypes.byref(conv1))
+    assert c_conv_direct.filter_grad_applies(conv1) == (conv1_rows <= 3 * 5)
 
 
 def test_bad_shapes_and_small_workspaces_are_rejected():

@@ -4,7 +4,7 @@
  *   wf_size wf_conv2d_direct_lanes(void)               out_channels must be a multiple of this
  *   wf_size wf_conv2d_direct_workspace_f32(s)          floats of scratch wf_conv2d_direct_f32 wants
  *   wf_size wf_conv2d_direct_filter_workspace_f32(s)   ... and wf_conv2d_direct_filter_grad_f32
- *   wf_size wf_conv2d_direct_filter_channels(s)        input channels the filter gradient pads to
+ *   wf_size wf_conv2d_direct_filter_rows(s)            tile rows per window row the filter gradient sums
  *   int wf_conv2d_direct_f32(s, input, filter, output, work, work_len)
  *   int wf_conv2d_direct_bias_relu_f32(s, input, filter, bias, relu, output, work, work_len)
  *       the same, then output[..., k] += bias[k] and (relu != 0) max(output, 0) before the store: TensorFlow's
@@ -18,14 +18,14 @@
  * (batch 50, 5x5x32 -> 64) that is 31 MB written and read twice for 1 GFLOP, and OpenBLAS ran it at 60-90
  * GFLOP/s per core. Here each image is copied once into a zero-padded buffer that stays in cache, and the
  * register tiles of register_tiles.h sum over the window in place: forward, a rows tile of a few output
- * pixels times a few vectors of output channels; filter gradient, an outer tile of input channels times
- * output channels, summed over the image's pixels. That is how oneDNN's direct convolutions (TensorFlow's
+ * pixels times a few vectors of output channels; filter gradient, an outer tile of a window row's taps and
+ * channels times output channels, summed over the image's pixels. That is how oneDNN's direct convolutions (TensorFlow's
  * CPU kernels) work. Measured, one core of a Xeon whose FMA loop peaks at 180 GFLOP/s, avx512 build:
  * forward ~150-185 GFLOP/s, filter gradient ~130-145 (backends/c_conv_direct.py has the timings).
  *
  * Edges need no special code: a ragged last pixel tile is moved back to end at the last pixel (it
- * recomputes a few pixels of the previous tile, with the same result), and for the filter gradient the
- * padded image has its channels padded with zeros up to a whole number of tiles.
+ * recomputes a few pixels of the previous tile, with the same result), and the filter gradient's last tile
+ * of a window row sums a few floats past it into workspace rows that are dropped.
  */
 #include "register_tiles.h"
 
@@ -39,17 +39,22 @@ static wf_size padded_width(const wf_conv2d_shape *s) {
     return (s->out_width - 1) * s->stride_width + (s->filter_width - 1) * s->dilation_width + 1;
 }
 
-/* Channels of the padded image for the filter gradient: whole tiles of TILE_ROWS channels. */
-WF_EXPORT wf_size wf_conv2d_direct_filter_channels(const wf_conv2d_shape *s) {
+/* The filter gradient's rows per row of window taps: one per float of a window row's span in the padded
+ * image (taps and the channels between them, (kw - 1) * dilation + 1 pixels of C channels), rounded up to
+ * whole tiles of TILE_ROWS. */
+static wf_size window_row_span(const wf_conv2d_shape *s) {
+    return ((s->filter_width - 1) * s->dilation_width + 1) * s->in_channels;
+}
+WF_EXPORT wf_size wf_conv2d_direct_filter_rows(const wf_conv2d_shape *s) {
     wf_size rows = TILE_ROWS(tile_vecs(s->out_channels));
-    return (s->in_channels + rows - 1) / rows * rows;
+    return (window_row_span(s) + rows - 1) / rows * rows;
 }
 
-/* image [H, W, C] -> padded [PH, PW, channels] with zeros around it and in channels C..channels-1; rows and
- * columns beyond the padded size (a VALID window that never reaches them) are left out. */
-static void pad_image(const wf_conv2d_shape *s, const float *image, float *padded, wf_size channels) {
-    wf_size ph = padded_height(s), pw = padded_width(s), C = s->in_channels;
-    wf_zero_f32(padded, ph * pw * channels);
+/* image [H, W, C] -> padded [PH, PW, C] with zeros around it, and `slack` zeros after it; rows and columns
+ * beyond the padded size (a VALID window that never reaches them) are left out. */
+static void pad_image(const wf_conv2d_shape *s, const float *image, float *padded, wf_size slack) {
+    wf_size ph = padded_height(s), pw = padded_width(s), C = s->in_channels, channels = C;
+    wf_zero_f32(padded, ph * pw * channels + slack);
     wf_size rows = WF_MIN(s->in_height, ph - s->pad_top), cols = WF_MIN(s->in_width, pw - s->pad_left);
     for (wf_size i = 0; i < rows; ++i) {
         for (wf_size j = 0; j < cols; ++j) {
@@ -107,7 +112,7 @@ static int direct_forward(const wf_conv2d_shape *s, const float *input, const fl
     wf_size vecs = tile_vecs(s->out_channels);
     wf_size image = s->in_height * s->in_width * s->in_channels, out_image = s->out_height * s->out_width * s->out_channels;
     for (wf_size n = 0; n < s->batch; ++n) {
-        pad_image(s, input + n * image, work, s->in_channels);
+        pad_image(s, input + n * image, work, 0);
         for (wf_size co = 0; co < s->out_channels; co += vecs * LANES)
             forward_image(s, &g, work, filter, output + n * out_image, co, vecs);
     }
@@ -125,48 +130,56 @@ WF_EXPORT int wf_conv2d_direct_bias_relu_f32(const wf_conv2d_shape *s, const flo
     return direct_forward(s, input, filter, bias, relu, output, work, work_len);
 }
 
-/* --- filter gradient: grad[tap, c][co] += sum_pixels window_pixel[tap, c] * output_grad[pixel, co] -------
- * An outer tile per (tap, block of input channels, block of output channels), walking the image's output
- * pixels: rows over the output rows, columns along each row. */
-static outer_walk pixel_walk(const wf_conv2d_shape *s, wf_size channels) {
-    wf_size pw = padded_width(s), K = s->out_channels;
-    outer_walk walk = {s->out_height, s->out_width, s->stride_height * pw * channels, s->stride_width * channels,
+/* --- filter gradient: grad[a, b, c][co] += sum_pixels window_pixel[a, b, c] * output_grad[pixel, co] -------
+ * For one row a of window taps, the taps b and their channels c lie side by side in the padded image: for
+ * output pixel (i, j) they are the window_row_span(s) floats starting at its window's row a. So an outer
+ * tile takes TILE_ROWS consecutive floats of that span (rows) by vectors of output channels, summed over
+ * the image's output pixels (rows of the walk over output rows, columns along each row). A 1-channel 5x5
+ * layer then tiles 5 floats per tap row instead of padding its 1 channel to a whole tile per tap (14 x the
+ * work at 14 rows a tile). A tile's last rows may run past the span (into the next pixels, or `slack` zeros
+ * after the image): those sums land in rows of the workspace that are never copied out, as do the
+ * channels between dilated taps. */
+static outer_walk pixel_walk(const wf_conv2d_shape *s) {
+    wf_size pw = padded_width(s), C = s->in_channels, K = s->out_channels;
+    outer_walk walk = {s->out_height, s->out_width, s->stride_height * pw * C, s->stride_width * C,
                        s->out_width * K, K, K};
     return walk;
 }
 
 WF_EXPORT wf_size wf_conv2d_direct_filter_workspace_f32(const wf_conv2d_shape *s) {
-    wf_size channels = wf_conv2d_direct_filter_channels(s);
-    return padded_height(s) * padded_width(s) * channels + s->filter_height * s->filter_width * channels * s->out_channels;
+    wf_size slack = TILE_ROWS(tile_vecs(s->out_channels));
+    return padded_height(s) * padded_width(s) * s->in_channels + slack +
+           s->filter_height * wf_conv2d_direct_filter_rows(s) * s->out_channels;
 }
 
-/* filter_grad [kh, kw, C, K] = the sum over this call's images (the work holds it with padded channels). */
+/* filter_grad [kh, kw, C, K] = the sum over this call's images (the work holds it with whole tiles of rows). */
 WF_EXPORT int wf_conv2d_direct_filter_grad_f32(const wf_conv2d_shape *s, const float *input, const float *output_grad,
                                                float *filter_grad, float *work, wf_size work_len) {
     if (!valid_direct_shape(s)) return WF_BAD_ARGUMENT;
     if (work_len < wf_conv2d_direct_filter_workspace_f32(s)) return WF_WORKSPACE_TOO_SMALL;
-    wf_size channels = wf_conv2d_direct_filter_channels(s), K = s->out_channels, taps = s->filter_height * s->filter_width;
-    wf_size vecs = tile_vecs(s->out_channels), rows = TILE_ROWS(vecs);
-    wf_size image = s->in_height * s->in_width * s->in_channels, out_image = s->out_height * s->out_width * K;
-    float *padded = work, *grad = work + padded_height(s) * padded_width(s) * channels;
-    outer_walk walk = pixel_walk(s, channels);
-    wf_size tap_down = s->dilation_height * padded_width(s) * channels, tap_right = s->dilation_width * channels;
-    wf_zero_f32(grad, taps * channels * K);
+    wf_size C = s->in_channels, K = s->out_channels, vecs = tile_vecs(K), rows = TILE_ROWS(vecs);
+    wf_size span_rows = wf_conv2d_direct_filter_rows(s), tap_row = s->dilation_height * padded_width(s) * C;
+    wf_size image = s->in_height * s->in_width * C, out_image = s->out_height * s->out_width * K;
+    float *padded = work, *grad = work + padded_height(s) * padded_width(s) * C + rows;
+    outer_walk walk = pixel_walk(s);
+    wf_zero_f32(grad, s->filter_height * span_rows * K);
     for (wf_size n = 0; n < s->batch; ++n) {
-        pad_image(s, input + n * image, padded, channels);
+        pad_image(s, input + n * image, padded, rows);
         for (wf_size a = 0; a < s->filter_height; ++a) {
-            for (wf_size b = 0; b < s->filter_width; ++b) {
-                const float *tap = padded + a * tap_down + b * tap_right;
-                float *tap_grad = grad + (a * s->filter_width + b) * channels * K;
-                for (wf_size co = 0; co < K; co += vecs * LANES) {
-                    for (wf_size c = 0; c < channels; c += rows) {
-                        outer_tiles(&walk, tap + c, output_grad + n * out_image + co, tap_grad + c * K + co, vecs);
-                    }
+            float *row_grad = grad + a * span_rows * K;
+            for (wf_size co = 0; co < K; co += vecs * LANES) {
+                for (wf_size r = 0; r < span_rows; r += rows) {
+                    outer_tiles(&walk, padded + a * tap_row + r, output_grad + n * out_image + co,
+                                row_grad + r * K + co, vecs);
                 }
             }
         }
     }
-    for (wf_size t = 0; t < taps; ++t)  /* drop the zero channels */
-        wf_copy_f32(filter_grad + t * s->in_channels * K, grad + t * channels * K, s->in_channels * K);
+    for (wf_size a = 0; a < s->filter_height; ++a) {  /* tap b's channels start b * dilation pixels along */
+        for (wf_size b = 0; b < s->filter_width; ++b) {
+            wf_copy_f32(filter_grad + (a * s->filter_width + b) * C * K,
+                        grad + (a * span_rows + b * s->dilation_width * C) * K, C * K);
+        }
+    }
     return WF_OK;
 }
