@@ -101,3 +101,48 @@ def test_reduce_nothing_and_everything():
     assert reduce("sum", scalar, ()) == np.float32(2.5)
     for axes in itertools.chain.from_iterable(itertools.combinations(range(2), k) for k in range(3)):
         assert np.array_equal(reduce("max", x, axes), np.max(x, axis=axes) if axes else x)
+
+
+# --- the Sum adapter's column sums (backends/c_kernels_math.py): leading axes into a short row -----------
+@pytest.mark.parametrize("shape, axes, keep_dims", [
+    ((50, 28, 28, 32), (0, 1, 2), False),    # conv1's bias gradient: one slice of rows per thread
+    ((128, 14, 14, 64), (0, 1, 2), True),
+    ((3, 5, 7, 16), (-4, -3), False),        # below the threaded size: one call; negative axes
+    ((4096, 16), (0,), True),
+])
+def test_sum_over_leading_axes_matches_a_float64_sum(shape, axes, keep_dims):
+    from webflow.backends.c_kernels_math import sum_reduce
+
+    x = RNG.standard_normal(shape).astype(np.float32)
+    got = sum_reduce(x, np.array(axes), keep_dims=keep_dims)
+    exact = x.astype(np.float64).sum(axis=axes, keepdims=keep_dims)
+    assert got.shape == exact.shape and got.dtype == np.float32
+    # float32 sums of up to 100k rows: at most NumPy's own float32 error, with a little margin
+    numpy_error = np.abs(x.sum(axis=axes, keepdims=keep_dims) - exact).max()
+    assert np.abs(got - exact).max() <= 1.5 * numpy_error + 1e-6 * np.abs(exact).max()
+
+
+def test_integer_column_sums_are_exact():
+    from webflow.backends.c_kernels_math import sum_reduce
+
+    x = RNG.integers(-1000, 1000, (300, 20, 8)).astype(np.int32)
+    np.testing.assert_array_equal(sum_reduce(x, np.array([0, 1]), keep_dims=False), x.sum(axis=(0, 1)))
+
+
+def test_automatic_policy_leaves_other_sums_to_numpy():
+    from webflow.backends import selection
+    from webflow.backends.c_kernels import Unsupported
+    from webflow.backends.c_kernels_math import sum_reduce
+
+    previous = selection.get_backend()
+    selection.set_backend(None)
+    x = RNG.standard_normal((64, 1024)).astype(np.float32)
+    for axes in ([0], [1], [0, 1]):   # a long row, a trailing axis, everything: NumPy's loops win
+        with pytest.raises(Unsupported):
+            sum_reduce(x, np.array(axes), keep_dims=False)
+    selection.set_backend("native")
+    try:                               # forced: the generic C reduction runs them all
+        got = sum_reduce(x, np.array([1]), keep_dims=False)
+        np.testing.assert_allclose(got, x.astype(np.float64).sum(axis=1), atol=1e-4)
+    finally:
+        selection.set_backend(previous)

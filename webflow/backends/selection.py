@@ -9,7 +9,9 @@ Measured with benchmarks/backend_crossover.py, us per kernel call NumPy -> C (2-
 with other jobs, one OpenBLAS thread, NumPy with AVX-512 loops, C built -mavx2; noisy, read as rough):
   - a ctypes call costs ~5-13 us here (ndarray.ctypes.data alone ~1.5 us per pointer), so C never wins
     on small tensors: AddV2 64 elements 0.4 -> 13 us; 100k 19 -> 23 us. Add/sub/mul/div, neg/abs/square/
-    sqrt, reductions (Sum 100k: 23 -> 39), gather, cast: NumPy unless forced.
+    sqrt, reductions (Sum 100k: 23 -> 39), gather, cast: NumPy unless forced. Except a Sum over the leading
+    axes into at most 128 columns (a bias gradient) from 64k elements: NumPy's loop over such short rows is
+    slow ([128,28,28,32] -> [32]: 2.57 -> 0.76 ms), so C (c_kernels_math.sum_reduce).
   - Exp / Tanh / Sigmoid: NumPy's AVX-512 loops win at every size (Tanh 100k: 28 -> 102): NumPy.
   - Softmax / xent: C wins only below ~4k elements, by 1-4 us (Softmax 100k: 407 -> 565): NumPy.
   - MatMul 316x316: 568 -> 1267: NumPy + OpenBLAS. Conv2D 8x28x28x32 * 5x5x32x64 through C's im2col + GEMM:
