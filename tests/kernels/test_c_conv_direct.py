@@ -1,7 +1,8 @@
 """conv_direct.c against the naive NumPy convolution of test_c_conv.py: forward and filter gradient for every
 tile shape (1-4 vectors of output channels), ragged pixel tiles, images smaller than a tile, strides 1-3,
-dilations, SAME/VALID; the input gradient as the stride-1 convolution with the flipped filter; and the
-threaded adapters (backends/c_conv_direct.py) with the batch split into slices."""
+dilations, SAME/VALID (whose windows' rows of padding the kernels skip); the input gradient as the stride-1
+convolution with the flipped filter; images and slices claimed from a shared counter; and the threaded
+adapters (backends/c_conv_direct.py)."""
 
 from __future__ import annotations
 
@@ -37,25 +38,30 @@ CASES = [
     ((1, 3, 3, 2), (3, 3), 5, (1, 1), (1, 1), "SAME"),       # 9 pixels: fewer than a tile's rows
     ((1, 4, 4, 3), (5, 5), 1, (1, 1), (1, 1), "SAME"),       # window larger than the image
     ((2, 7, 9, 9), (1, 1), 8, (1, 1), (1, 1), "VALID"),      # pointwise, 8 vectors: tiles of 4
+    ((2, 9, 9, 4), (3, 3), 4, (2, 2), (1, 1), "SAME"),       # strided SAME: padding rows on one side only
 ]
 
 
-def direct_forward(x, f, s):
+def direct_forward(x, f, s, counter=None):
+    """The C forward; with a counter (a ctypes.c_ssize_t), only the images claimed from it (others stay NaN)."""
     out = np.full((s.batch, s.out_height, s.out_width, s.out_channels), np.nan, np.float32)
     work = np.empty(int(c.function("wf_conv2d_direct_workspace_f32")(ctypes.byref(s))), np.float32)
     status = c.function("wf_conv2d_direct_f32")(ctypes.byref(s), c.address(x), c.address(f), c.address(out),
-                                                c.address(work), work.size)
+                                                c.address(work), work.size,
+                                                None if counter is None else ctypes.addressof(counter))
     assert status == 0
     return out
 
 
-def direct_filter_grad(x, dy, s):
-    grad = np.full((s.filter_height, s.filter_width, s.in_channels, s.out_channels), np.nan, np.float32)
+def direct_filter_grad(x, dy, s, slices=1):
+    """The C filter gradient of each of `slices` consecutive slices of the batch: [slices, KH, KW, C, K]."""
+    grads = np.full((slices, s.filter_height, s.filter_width, s.in_channels, s.out_channels), np.nan, np.float32)
     work = np.empty(int(c.function("wf_conv2d_direct_filter_workspace_f32")(ctypes.byref(s))), np.float32)
     status = c.function("wf_conv2d_direct_filter_grad_f32")(ctypes.byref(s), c.address(x), c.address(dy),
-                                                            c.address(grad), c.address(work), work.size)
+                                                            c.address(grads), slices, c.address(work), work.size,
+                                                            None)
     assert status == 0
-    return grad
+    return grads if slices > 1 else grads[0]
 
 
 @pytest.mark.parametrize("input_shape, window, vectors, strides, dilations, padding", CASES)
@@ -79,6 +85,20 @@ def test_input_grad_is_the_flipped_convolution(input_shape, window, vectors, str
     dx = np.full((batch, height, width, channels), np.nan, np.float32)
     c_conv_direct.input_grad(s, f, dy, dx)
     np.testing.assert_allclose(dx, reference_input_grad(f, dy, s), **TOL)
+
+
+def test_images_and_slices_come_from_the_counter():
+    s = conv2d_shape((5, 6, 6, 3), (3, 3), lanes(), (1, 1), (1, 1), "SAME")
+    x = RNG.standard_normal((5, 6, 6, 3)).astype(np.float32)
+    f = RNG.standard_normal((3, 3, 3, s.out_channels)).astype(np.float32)
+    dy = RNG.standard_normal((5, 6, 6, s.out_channels)).astype(np.float32)
+    out = direct_forward(x, f, s, ctypes.c_ssize_t(2))   # images 0 and 1 already claimed elsewhere
+    assert np.isnan(out[:2]).all()
+    np.testing.assert_allclose(out[2:], reference_conv(x, f, s)[2:], **TOL)
+    grads = direct_filter_grad(x, dy, s, slices=3)    # images [0, 1), [1, 3), [3, 5)
+    for grad, (start, stop) in zip(grads, [(0, 1), (1, 3), (3, 5)], strict=True):
+        part = conv2d_shape((stop - start, 6, 6, 3), (3, 3), lanes(), (1, 1), (1, 1), "SAME")
+        np.testing.assert_allclose(grad, reference_filter_grad(x[start:stop], dy[start:stop], part), **TOL)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -121,7 +141,11 @@ def test_bad_shapes_and_small_workspaces_are_rejected():
     f = np.zeros((3, 3, 3, lanes() + 1), np.float32)
     out, work = np.zeros((1, 6, 6, lanes() + 1), np.float32), np.zeros(4096, np.float32)
     assert c.function("wf_conv2d_direct_f32")(ctypes.byref(s), c.address(x), c.address(f), c.address(out),
-                                              c.address(work), work.size) == -1
+                                              c.address(work), work.size, None) == -1
     s = conv2d_shape((1, 6, 6, 3), (3, 3), lanes(), (1, 1), (1, 1), "SAME")
     assert c.function("wf_conv2d_direct_f32")(ctypes.byref(s), c.address(x), c.address(f), c.address(out),
-                                              c.address(work), 10) == -2
+                                              c.address(work), 10, None) == -2
+    grad_work = np.zeros(int(c.function("wf_conv2d_direct_filter_workspace_f32")(ctypes.byref(s))), np.float32)
+    assert c.function("wf_conv2d_direct_filter_grad_f32")(ctypes.byref(s), c.address(x), c.address(out),
+                                                          c.address(f), 0, c.address(grad_work), grad_work.size,
+                                                          None) == -1   # no slices

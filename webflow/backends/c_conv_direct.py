@@ -14,9 +14,14 @@ at ~60-90 GFLOP/s. It applies when
   - for the filter gradient, rounding a window row's taps x channels up to whole tiles at most triples the
     sums (the CNN's conv1, 5 taps x 1 channel in tiles of 14 rows: 2.8x, still faster than im2col + NumPy,
     batch 50 on 2 threads 1.23 -> 1.00 ms; a 3x3 window of 1 channel in tiles of 28 rows is not).
-Images are split over threads (backends/parallel.py), each part with its own workspace; filter-gradient
-parts are summed afterwards. Native builds only for now: inside Pyodide (wasm, 4-float vectors and 16
-registers) the im2col path stays, since that is the one measured there (benchmarks/wasm).
+Threads (backends/parallel.py `on_threads`): one C call per thread, each with its own workspace, all
+claiming work from one shared counter: the next image (forward, input gradient) or the next fixed slice
+of the batch (filter gradient: each slice's gradient is kept apart and the slices are added in order, so
+the result does not depend on which thread ran which). This replaced slices handed out in Python, whose
+per-slice cost showed (conv2 forward, batch 50, 2 threads: 2 slices 3.32 ms, 8 slices 3.59, 16 slices
+4.55); claiming in C, a thread that starts late or runs slower simply takes fewer images.
+Native builds only for now: inside Pyodide (wasm, 4-float vectors and 16 registers) the im2col path stays,
+since that is the one measured there (benchmarks/wasm).
 """
 
 from __future__ import annotations
@@ -35,11 +40,12 @@ declare("wf_conv2d_direct_lanes", [], SIZE)
 declare("wf_conv2d_direct_workspace_f32", [PTR], SIZE)
 declare("wf_conv2d_direct_filter_workspace_f32", [PTR], SIZE)
 declare("wf_conv2d_direct_filter_rows", [PTR], SIZE)
-declare("wf_conv2d_direct_f32", [PTR, PTR, PTR, PTR, PTR, SIZE], INT)
-declare("wf_conv2d_direct_bias_relu_f32", [PTR, PTR, PTR, PTR, INT, PTR, PTR, SIZE], INT)
-declare("wf_conv2d_direct_filter_grad_f32", [PTR, PTR, PTR, PTR, PTR, SIZE], INT)
+declare("wf_conv2d_direct_f32", [PTR, PTR, PTR, PTR, PTR, SIZE, PTR], INT)
+declare("wf_conv2d_direct_bias_relu_f32", [PTR, PTR, PTR, PTR, INT, PTR, PTR, SIZE, PTR], INT)
+declare("wf_conv2d_direct_filter_grad_f32", [PTR, PTR, PTR, PTR, SIZE, PTR, SIZE, PTR], INT)
 
 MIN_IMAGES_PER_THREAD = 2      # conv2 of the CNN: ~0.12 ms per image per op, a thread hand-off ~0.03 ms
+FILTER_SLICES_PER_THREAD = 2  # filter gradient: fixed slices of the batch, each one's gradient summed after
 MAX_ROW_PADDING = 3.0          # filter gradient: rows summed / taps x channels wanted above this -> im2col path
 
 
@@ -67,16 +73,12 @@ def filter_grad_applies(shape: Conv2DShape) -> bool:
     return summed <= MAX_ROW_PADDING * shape.filter_width * shape.in_channels
 
 
-def _split_images(shape: Conv2DShape, run_part: Any) -> list:
-    """run_part(part shape, first image) on slices of the batch, on threads; without NumPy, one part."""
-    def run(start: int, stop: int) -> Any:
-        part = Conv2DShape.from_buffer_copy(shape)
-        part.batch = stop - start
-        return run_part(part, start)
-
-    if not HAVE_NUMPY:
-        return [run(0, shape.batch)]
-    return parallel.split(shape.batch, run, min_part=MIN_IMAGES_PER_THREAD)
+def _on_threads(shape: Conv2DShape, run_thread: Any) -> list:
+    """run_thread(counter address) on the threads at once (at most one per MIN_IMAGES_PER_THREAD images):
+    the C kernel on each claims the next image or slice from that shared counter until none is left."""
+    counter = ctypes.c_ssize_t(0)
+    threads = shape.batch // MIN_IMAGES_PER_THREAD if HAVE_NUMPY else 1
+    return parallel.on_threads(lambda: run_thread(ctypes.addressof(counter)), threads)
 
 
 def forward(shape: Conv2DShape, input: Any, filter: Any, out: Any, bias: Any = None,  # noqa: A002 - TF's names
@@ -85,17 +87,14 @@ def forward(shape: Conv2DShape, input: Any, filter: Any, out: Any, bias: Any = N
     per output channel), out = conv2d + bias and then max(out, 0) if `relu`: TensorFlow's _FusedConv2D."""
     name = "wf_conv2d_direct_f32" if bias is None else "wf_conv2d_direct_bias_relu_f32"
     kernel, work_len = fn(name), fn("wf_conv2d_direct_workspace_f32")(ctypes.byref(shape))
-    image_in = shape.in_height * shape.in_width * shape.in_channels
-    image_out = shape.out_height * shape.out_width * shape.out_channels
-    input_at, filter_at, out_at = ptr(input), ptr(filter), ptr(out)
     epilogue = () if bias is None else (ptr(bias), int(relu))
+    arguments = (ctypes.byref(shape), ptr(input), ptr(filter), *epilogue, ptr(out))
 
-    def run_part(part: Conv2DShape, first: int) -> int:
+    def run_thread(counter: int) -> int:
         work = empty(work_len, dtypes.float32)
-        return kernel(ctypes.byref(part), input_at + 4 * first * image_in, filter_at, *epilogue,
-                      out_at + 4 * first * image_out, ptr(work), work_len)
+        return kernel(*arguments, ptr(work), work_len, counter)
 
-    for status in _split_images(shape, run_part):
+    for status in _on_threads(shape, run_thread):
         check(status, name)
     return out
 
@@ -116,21 +115,23 @@ def input_grad(shape: Conv2DShape, filter: Any, out_backprop: Any, out: Any) -> 
 
 
 def filter_grad(shape: Conv2DShape, input: Any, out_backprop: Any, filter_shape: tuple) -> Any:  # noqa: A002
-    """dfilter [kh, kw, in_channels, out_channels] = the sum over the batch of window values x output gradients."""
+    """dfilter [kh, kw, in_channels, out_channels] = the sum over the batch of window values x output gradients.
+
+    The batch is cut into fixed slices (FILTER_SLICES_PER_THREAD per thread) that the threads claim; their
+    gradients are added in slice order, so the sum does not depend on which thread ran which slice."""
     name = "wf_conv2d_direct_filter_grad_f32"
     kernel, work_len = fn(name), fn("wf_conv2d_direct_filter_workspace_f32")(ctypes.byref(shape))
-    image_in = shape.in_height * shape.in_width * shape.in_channels
-    image_out = shape.out_height * shape.out_width * shape.out_channels
-    input_at, dy_at = ptr(input), ptr(out_backprop)
+    threads = min(parallel.threads(), shape.batch // MIN_IMAGES_PER_THREAD) if HAVE_NUMPY else 1
+    slices = max(1, min(threads * FILTER_SLICES_PER_THREAD, shape.batch))
+    grads = empty((slices, *filter_shape), dtypes.float32)
+    arguments = (ctypes.byref(shape), ptr(input), ptr(out_backprop), ptr(grads), slices)
 
-    def run_part(part: Conv2DShape, first: int) -> Any:
-        work, grad = empty(work_len, dtypes.float32), empty(filter_shape, dtypes.float32)
-        check(kernel(ctypes.byref(part), input_at + 4 * first * image_in, dy_at + 4 * first * image_out, ptr(grad),
-                     ptr(work), work_len), name)
-        return grad
+    def run_thread(counter: int) -> int:
+        work = empty(work_len, dtypes.float32)
+        return kernel(*arguments, ptr(work), work_len, counter)
 
-    parts = _split_images(shape, run_part)
-    for part in parts[1:]:
-        np.add(parts[0], part, out=parts[0])
-    return parts[0]
-
+    for status in _on_threads(shape, run_thread):
+        check(status, name)
+    for part in grads[1:]:
+        np.add(grads[0], part, out=grads[0])
+    return grads[0]

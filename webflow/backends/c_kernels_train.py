@@ -85,8 +85,9 @@ def momentum(var: Any, accum: Any, lr: Any, grad: Any, momentum: Any, *, use_nes
 
 # Adam on the Deep MNIST CNN's 3136 x 1024 fc1 kernel (apply_gradients of a fed gradient, 2 threads):
 # 9.5 ms writing three fresh arrays on one thread -> 2.5 ms in place on two (page faults of fresh 12.8 MB
-# arrays were most of it).
-@c_kernel(*_families("Adam"), min_size=65536, size_input=9, update=True)
+# arrays were most of it). Adam's NumPy chain makes ~10 temporaries, so C wins from fewer floats than the
+# others: one apply_gradients run, us, NumPy -> C: 8192 floats 67 -> 71, 51200 (the CNN's conv2 kernel) 245 -> 134.
+@c_kernel(*_families("Adam"), min_size=16384, size_input=9, update=True)
 def adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any, beta1: Any, beta2: Any,
          epsilon: Any, grad: Any, *, use_nesterov: bool = False, into: tuple | None = None) -> tuple:
     """wf_apply_adam_<t>: m, v and var updated in one pass."""

@@ -107,6 +107,21 @@ def _pool() -> Any:
     return STATE.pool
 
 
+def on_threads(run: Callable[[], Any], count: int | None = None) -> list:
+    """[run() on each of `count` threads at once (default: all of them), this one included]: for work the
+    threads share out among themselves, e.g. a C kernel whose threads claim images from a shared counter.
+    Exceptions raised on any thread propagate, after every thread has finished."""
+    count = STATE.threads if count is None else max(1, min(count, STATE.threads))
+    if count <= 1:
+        return [run()]
+    futures = [_pool().submit(run) for _ in range(count - 1)]
+    try:
+        mine = run()
+    finally:
+        wait(futures)
+    return [mine] + [future.result() for future in futures]
+
+
 def split(total: int, run: Callable[[int, int], Any], min_part: int = 1) -> list:
     """[run(start, stop) for consecutive slices covering range(total)], the slices run on parallel threads.
 
@@ -132,16 +147,12 @@ def split(total: int, run: Callable[[int, int], Any], min_part: int = 1) -> list
 
     setter = _blas_threads_setter()
     previous = setter(1) if setter is not None else None
-    futures = [_pool().submit(take_slices) for _ in range(min(STATE.threads, slices) - 1)]
-    try:
-        take_slices()
+    try:  # every slice has finished (or failed) before BLAS gets its threads back
+        on_threads(take_slices, slices)
     finally:
-        wait(futures)  # every slice has finished (or failed) before BLAS gets its threads back
         if setter is not None:
             setter(previous)
-    for future in futures:
-        future.result()  # re-raises a worker's exception
     return results
 
 
-__all__ = ["split", "threads", "set_threads"]
+__all__ = ["on_threads", "split", "threads", "set_threads"]

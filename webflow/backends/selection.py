@@ -24,7 +24,8 @@ with other jobs, one OpenBLAS thread, NumPy with AVX-512 loops, C built -mavx2; 
   - Select / SelectV2: C from 8k (dropout's mask, 128x1024: 640 -> 63 us; np.where mispredicts a branch
     on every other element of a random mask).
   - MaxPool / AvgPool 2x2: C from 8k (100k: 45 -> 26 and 47 -> 22); MaxPoolGrad 32x28x28x32: 2.4 -> 1.1 ms.
-  - fused optimizer updates: C from 64k (Adam 100k: 459 -> 412 us; 16k: 36 -> 46).
+  - fused optimizer updates: C from 64k (Adam 100k: 459 -> 412 us; 16k: 36 -> 46); Adam from 16k (one
+    apply_gradients run on 51200 floats: 245 -> 134 us, NumPy making ~10 temporaries).
   - RandomUniform: always C (64 values: 97 -> 22 us; 100k: 4257 -> 261; the same bits either way).
   In Pyodide (wasm) NumPy has no AVX-512 loops and the call is cheaper: these limits are CPython's.
 Override: env WEBFLOW_BACKEND=numpy|native|wasm, or `webflow.config.set_backend(name)`: every op that

@@ -22,6 +22,7 @@ typedef int32_t wf_i32v __attribute__((vector_size(WF_VECTOR_BYTES)));
 typedef int64_t wf_i64v __attribute__((vector_size(WF_VECTOR_BYTES)));
 
 #define GRAD_CHANNELS 64 /* channels whose running max / argmax are tracked at once (on the stack) */
+#define MAX_TILED_TAPS 64 /* windows up to 8x8 take the tiled MaxPoolGrad (their tap offsets on the stack) */
 
 static int valid_pool(const wf_conv2d_shape *s) {
     return s->batch >= 0 && s->in_height >= 0 && s->in_width >= 0 && s->in_channels >= 0 &&

@@ -33,6 +33,15 @@ typedef ptrdiff_t wf_size;
 #define WF_THREAD_LOCAL _Thread_local
 #endif
 
+/* The next unit of work (an image, a slice of a batch) for a kernel that several threads run at once on
+ * one call's data: each thread claims units from a counter they share until it passes the last, so a thread
+ * on a slower core simply runs fewer units. Natively an atomic add; wasm without threads lowers it to a
+ * plain one. Without a counter (NULL) the caller runs every unit: the one after `previous`. Loop with
+ *   for (wf_size n = wf_next_unit(next, -1); n < units; n = wf_next_unit(next, n)) ... */
+static inline wf_size wf_next_unit(wf_size *next, wf_size previous) {
+    return next ? __atomic_fetch_add(next, 1, __ATOMIC_RELAXED) : previous + 1;
+}
+
 #define WF_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define WF_MAX(a, b) ((a) > (b) ? (a) : (b))
 
