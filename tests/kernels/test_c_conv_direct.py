@@ -39,6 +39,9 @@ CASES = [
     ((1, 4, 4, 3), (5, 5), 1, (1, 1), (1, 1), "SAME"),       # window larger than the image
     ((2, 7, 9, 9), (1, 1), 8, (1, 1), (1, 1), "VALID"),      # pointwise, 8 vectors: tiles of 4
     ((2, 9, 9, 4), (3, 3), 4, (2, 2), (1, 1), "SAME"),       # strided SAME: padding rows on one side only
+    ((2, 6, 14, 64), (3, 5), 2, (1, 1), (1, 1), "SAME"),     # conv2's input gradient: a tile reaches both edges
+    ((2, 9, 11, 32), (5, 3), 2, (1, 2), (1, 1), "SAME"),     # strided; filter tiles straddling two taps
+    ((1, 3, 5, 40), (3, 5), 1, (1, 1), (1, 1), "SAME"),      # window wider than the image
 ]
 
 

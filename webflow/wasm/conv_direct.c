@@ -186,6 +186,21 @@ static void image_output_rows(const wf_conv2d_shape *s, wf_size a, wf_size *top,
     *bottom = j;
 }
 
+/* The output columns [*left, *right) whose window reaches the image at one of the padded-image columns that
+ * the tile rows [r, r + rows) of a window row's span read: the skip of image_output_rows along a row. A tile
+ * lies in one or two taps of the span, so for 5x5 SAME on 14 x 14 it skips 6 of every 70 (tap, column)
+ * pairs; conv2's filter gradient, batch 50, one thread, median of 200 interleaved: 6.58 -> 6.05 ms and
+ * 6.12 -> 5.76. (The forward was tried with tiles summed in parts at the edges: 0-3% faster, not kept.) */
+static void image_output_columns(const wf_conv2d_shape *s, wf_size r, wf_size rows, wf_size *left, wf_size *right) {
+    wf_size span_pixels = (s->filter_width - 1) * s->dilation_width + 1;
+    wf_size first = r / s->in_channels, last = WF_MIN((r + rows - 1) / s->in_channels, span_pixels - 1);
+    wf_size i = 0, j = s->out_width;
+    while (i < j && i * s->stride_width + last < s->pad_left) ++i;
+    while (j > i && (j - 1) * s->stride_width + first >= s->pad_left + s->in_width) --j;
+    *left = i;
+    *right = j;
+}
+
 WF_EXPORT wf_size wf_conv2d_direct_filter_workspace_f32(const wf_conv2d_shape *s) {
     wf_size slack = TILE_ROWS(tile_vecs(s->out_channels));
     return padded_height(s) * padded_width(s) * s->in_channels + slack +
@@ -211,9 +226,14 @@ static void filter_grad_images(const wf_conv2d_shape *s, const float *input, con
             rows_in_image.outer = bottom - top;
             const float *x = padded + a * tap_row + top * walk.x_outer;
             const float *dy = output_grad + n * out_image + top * walk.dy_outer;
-            for (wf_size co = 0; co < K; co += vecs * LANES) {
-                for (wf_size r = 0; r < span_rows; r += rows)
-                    outer_tiles(&rows_in_image, x + r, dy + co, row_grad + r * K + co, vecs);
+            for (wf_size r = 0; r < span_rows; r += rows) {
+                outer_walk tile_walk = rows_in_image;
+                wf_size left, right;
+                image_output_columns(s, r, rows, &left, &right);
+                tile_walk.inner = right - left;
+                for (wf_size co = 0; co < K; co += vecs * LANES)
+                    outer_tiles(&tile_walk, x + r + left * walk.x_inner, dy + co + left * walk.dy_inner,
+                                row_grad + r * K + co, vecs);
             }
         }
     }
