@@ -42,6 +42,7 @@ CASES = [
     ((2, 6, 14, 64), (3, 5), 2, (1, 1), (1, 1), "SAME"),     # conv2's input gradient: a tile reaches both edges
     ((2, 9, 11, 32), (5, 3), 2, (1, 2), (1, 1), "SAME"),     # strided; filter tiles straddling two taps
     ((1, 3, 5, 40), (3, 5), 1, (1, 1), (1, 1), "SAME"),      # window wider than the image
+    ((2, 6, 5, 1), (3, 3), 4, (1, 1), (1, 1), "SAME"),       # a 3-float window row: filter gradient in half tiles
 ]
 
 

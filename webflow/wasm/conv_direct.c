@@ -45,12 +45,19 @@ static wf_size padded_width(const wf_conv2d_shape *s) {
 
 /* The filter gradient's rows per row of window taps: one per float of a window row's span in the padded
  * image (taps and the channels between them, (kw - 1) * dilation + 1 pixels of C channels), rounded up to
- * whole tiles of TILE_ROWS. */
+ * whole tiles of filter_tile_rows. */
 static wf_size window_row_span(const wf_conv2d_shape *s) {
     return ((s->filter_width - 1) * s->dilation_width + 1) * s->in_channels;
 }
-WF_EXPORT wf_size wf_conv2d_direct_filter_rows(const wf_conv2d_shape *s) {
+/* A span that fits in half a tile is summed in half tiles: conv1 (5 taps x 1 channel) would otherwise pad its
+ * 5 rows to 14, and half a tile still keeps 14 accumulators in flight. conv1's filter gradient, batch 50, one
+ * thread, median of 200 interleaved: 1.76 -> 1.17 ms and 1.21 -> 0.83. */
+static wf_size filter_tile_rows(const wf_conv2d_shape *s) {
     wf_size rows = TILE_ROWS(tile_vecs(s->out_channels));
+    return window_row_span(s) <= rows / 2 ? rows / 2 : rows;
+}
+WF_EXPORT wf_size wf_conv2d_direct_filter_rows(const wf_conv2d_shape *s) {
+    wf_size rows = filter_tile_rows(s);
     return (window_row_span(s) + rows - 1) / rows * rows;
 }
 
@@ -210,7 +217,7 @@ WF_EXPORT wf_size wf_conv2d_direct_filter_workspace_f32(const wf_conv2d_shape *s
 /* grad (whole tiles of rows, in the work) = the sum over images [first, stop); then copied to filter_grad. */
 static void filter_grad_images(const wf_conv2d_shape *s, const float *input, const float *output_grad,
                                float *filter_grad, float *work, wf_size first, wf_size stop) {
-    wf_size C = s->in_channels, K = s->out_channels, vecs = tile_vecs(K), rows = TILE_ROWS(vecs);
+    wf_size C = s->in_channels, K = s->out_channels, vecs = tile_vecs(K), rows = filter_tile_rows(s);
     wf_size span_rows = wf_conv2d_direct_filter_rows(s), tap_row = s->dilation_height * padded_width(s) * C;
     wf_size image = s->in_height * s->in_width * C, out_image = s->out_height * s->out_width * K;
     float *padded = work, *grad = work + padded_height(s) * padded_width(s) * C + rows;
@@ -233,7 +240,7 @@ static void filter_grad_images(const wf_conv2d_shape *s, const float *input, con
                 tile_walk.inner = right - left;
                 for (wf_size co = 0; co < K; co += vecs * LANES)
                     outer_tiles(&tile_walk, x + r + left * walk.x_inner, dy + co + left * walk.dy_inner,
-                                row_grad + r * K + co, vecs);
+                                row_grad + r * K + co, vecs, rows < TILE_ROWS(vecs));
             }
         }
     }

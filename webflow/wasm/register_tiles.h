@@ -136,22 +136,24 @@ ALWAYS_INLINE void outer_tile(const outer_walk *walk, const float *x, const floa
         for (int v = 0; v < vecs; ++v) store(grad + r * walk->grad_row + v * LANES, acc[r][v]);
 }
 
+/* One function per tile shape: TILE_ROWS(vecs) rows, or half as many (half: a short span, conv_direct.c). */
 #define OUTER_INSTANCE(vecs)                                                                                  \
-    static void outer_tile_##vecs(const outer_walk *walk, const float *x, const float *dy, float *grad) {      \
-        outer_tile(walk, x, dy, grad, TILE_ROWS(vecs), vecs);                                                 \
+    static void outer_tile_##vecs(const outer_walk *walk, const float *x, const float *dy, float *grad, int half) { \
+        if (half) outer_tile(walk, x, dy, grad, TILE_ROWS(vecs) / 2, vecs);                                   \
+        else outer_tile(walk, x, dy, grad, TILE_ROWS(vecs), vecs);                                            \
     }
 OUTER_INSTANCE(1)
 OUTER_INSTANCE(2)
 OUTER_INSTANCE(3)
 OUTER_INSTANCE(4)
 
-/* TILE_ROWS(vecs) rows (x values) by vecs vectors: the caller pads the rows to whole tiles. */
-static void outer_tiles(const outer_walk *walk, const float *x, const float *dy, float *grad, wf_size vecs) {
+/* TILE_ROWS(vecs) (or half as many) rows (x values) by vecs vectors: the caller pads the rows to whole tiles. */
+static void outer_tiles(const outer_walk *walk, const float *x, const float *dy, float *grad, wf_size vecs, int half) {
     switch (vecs) {
-    case 1: outer_tile_1(walk, x, dy, grad); break;
-    case 2: outer_tile_2(walk, x, dy, grad); break;
-    case 3: outer_tile_3(walk, x, dy, grad); break;
-    default: outer_tile_4(walk, x, dy, grad); break;
+    case 1: outer_tile_1(walk, x, dy, grad, half); break;
+    case 2: outer_tile_2(walk, x, dy, grad, half); break;
+    case 3: outer_tile_3(walk, x, dy, grad, half); break;
+    default: outer_tile_4(walk, x, dy, grad, half); break;
     }
 }
 
