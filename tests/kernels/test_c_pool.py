@@ -80,7 +80,8 @@ CASES = [
     ((1, 3, 3, 2), (5, 5), (1, 1), "SAME"),    # window larger than the image
     ((1, 1, 1, 1), (1, 1), (1, 1), "VALID"),
     ((2, 4, 4, 8), (1, 1), (2, 2), "VALID"),
-    ((2, 9, 12, 5), (3, 4), (3, 4), "VALID"),  # windows tile the image: the tiled gradient, 12 taps
+    ((2, 9, 12, 5), (3, 4), (3, 4), "VALID"),  # windows tile the image: the tiled paths, 12 taps
+    ((2, 8, 6, 19), (2, 2), (2, 2), "VALID"),  # tiled 2x2, 19 channels: whole vectors and a scalar tail
     ((1, 18, 9, 3), (9, 9), (9, 9), "VALID"),  # they tile it, but 81 taps > MAX_TILED_TAPS: the general path
 ]
 

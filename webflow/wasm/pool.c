@@ -22,12 +22,20 @@ typedef int32_t wf_i32v __attribute__((vector_size(WF_VECTOR_BYTES)));
 typedef int64_t wf_i64v __attribute__((vector_size(WF_VECTOR_BYTES)));
 
 #define GRAD_CHANNELS 64 /* channels whose running max / argmax are tracked at once (on the stack) */
-#define MAX_TILED_TAPS 64 /* windows up to 8x8 take the tiled MaxPoolGrad (their tap offsets on the stack) */
+#define MAX_TILED_TAPS 64 /* windows up to 8x8 take the tiled MaxPool(Grad) (their tap offsets on the stack) */
 
 static int valid_pool(const wf_conv2d_shape *s) {
     return s->batch >= 0 && s->in_height >= 0 && s->in_width >= 0 && s->in_channels >= 0 &&
            s->filter_height >= 1 && s->filter_width >= 1 && s->stride_height >= 1 && s->stride_width >= 1 &&
            s->pad_top >= 0 && s->pad_left >= 0 && s->out_height >= 0 && s->out_width >= 0;
+}
+
+/* The windows tile the image exactly (stride = window, no padding: 2x2/2 pooling of even sizes), and have at
+ * most MAX_TILED_TAPS taps: each input cell lies in one window, and every window lies in the image. */
+static int windows_tile(const wf_conv2d_shape *s) {
+    return s->stride_height == s->filter_height && s->stride_width == s->filter_width && s->pad_top == 0 &&
+           s->pad_left == 0 && s->filter_height * s->filter_width <= MAX_TILED_TAPS &&
+           s->out_height * s->filter_height == s->in_height && s->out_width * s->filter_width == s->in_width;
 }
 
 /* The in-bounds part of output pixel (oh, ow)'s window: rows [*h0, *h1), columns [*w0, *w1). */

@@ -11,8 +11,42 @@ static inline VEC NAME(max_v)(VEC a, VEC b) {
     return (VEC)(((IVEC)b & take_b) | ((IVEC)a & ~take_b));
 }
 
+/* MaxPool when the windows tile the image exactly (windows_tile in pool.c): the same maxima in the same
+ * order as the general loop below, the window's taps at offsets computed once instead of per vector.
+ * Measured 50x28x28x32 -> 14x14, one thread, best of 200 interleaved: 0.269 -> 0.233 ms (50x14x14x64:
+ * 0.128 -> 0.119). It reads 5 MB in that time: the pass is bound by memory, not by the loop. */
+static void NAME(max_pool_tiled)(const wf_conv2d_shape *s, const REAL *input, REAL *output) {
+    const wf_size C = s->in_channels, L = LANES, KH = s->filter_height, KW = s->filter_width;
+    const wf_size taps = KH * KW, W = s->in_width;
+    wf_size tap_offset[MAX_TILED_TAPS];
+    for (wf_size t = 0; t < taps; ++t) tap_offset[t] = ((t / KW) * W + t % KW) * C;
+    for (wf_size n = 0; n < s->batch; ++n) {
+        for (wf_size oh = 0; oh < s->out_height; ++oh) {
+            for (wf_size ow = 0; ow < s->out_width; ++ow) {
+                const REAL *corner = input + ((n * s->in_height + oh * KH) * W + ow * KW) * C;
+                REAL *out = output + ((n * s->out_height + oh) * s->out_width + ow) * C;
+                wf_size c = 0;
+                for (; c + L <= C; c += L) {
+                    VEC best = VSPLAT(NEG_INF);
+                    for (wf_size t = 0; t < taps; ++t) best = NAME(max_v)(best, VLOAD(corner + tap_offset[t] + c));
+                    VSTORE(out + c, best);
+                }
+                for (; c < C; ++c) {
+                    REAL best = NEG_INF;
+                    for (wf_size t = 0; t < taps; ++t) best = corner[tap_offset[t] + c] > best ? corner[tap_offset[t] + c] : best;
+                    out[c] = best;
+                }
+            }
+        }
+    }
+}
+
 WF_EXPORT int NAME(wf_max_pool)(const wf_conv2d_shape *s, const REAL *input, REAL *output) {
     if (!valid_pool(s)) return WF_BAD_ARGUMENT;
+    if (windows_tile(s)) {
+        NAME(max_pool_tiled)(s, input, output);
+        return WF_OK;
+    }
     const wf_size C = s->in_channels, L = LANES;
     for (wf_size n = 0; n < s->batch; ++n) {
         const REAL *image = input + n * s->in_height * s->in_width * C;
@@ -129,10 +163,7 @@ static void NAME(max_pool_grad_tiled)(const wf_conv2d_shape *s, const REAL *inpu
 static int NAME(max_pool_grad)(const wf_conv2d_shape *s, const REAL *input, const REAL *output_grad,
                                 REAL *input_grad, int relu) {
     if (!valid_pool(s)) return WF_BAD_ARGUMENT;
-    if (s->stride_height == s->filter_height && s->stride_width == s->filter_width && s->pad_top == 0 &&
-        s->filter_height * s->filter_width <= MAX_TILED_TAPS &&
-        s->pad_left == 0 && s->out_height * s->filter_height == s->in_height &&
-        s->out_width * s->filter_width == s->in_width) {
+    if (windows_tile(s)) {
         NAME(max_pool_grad_tiled)(s, input, output_grad, input_grad, relu);
         return WF_OK;
     }
