@@ -38,6 +38,13 @@ static int windows_tile(const wf_conv2d_shape *s) {
            s->out_height * s->filter_height == s->in_height && s->out_width * s->filter_width == s->in_width;
 }
 
+/* offset[t] = tap t's cell from its window's corner, for the tiled passes: computed once, as dividing t by
+ * the window width for every vector took longer than the rest of the MaxPoolGrad pass. */
+static void tiled_tap_offsets(const wf_conv2d_shape *s, wf_size *offset) {
+    for (wf_size t = 0; t < s->filter_height * s->filter_width; ++t)
+        offset[t] = ((t / s->filter_width) * s->in_width + t % s->filter_width) * s->in_channels;
+}
+
 /* The in-bounds part of output pixel (oh, ow)'s window: rows [*h0, *h1), columns [*w0, *w1). */
 static void window(const wf_conv2d_shape *s, wf_size oh, wf_size ow, wf_size *h0, wf_size *h1, wf_size *w0,
                    wf_size *w1) {

@@ -19,7 +19,7 @@ static void NAME(max_pool_tiled)(const wf_conv2d_shape *s, const REAL *input, RE
     const wf_size C = s->in_channels, L = LANES, KH = s->filter_height, KW = s->filter_width;
     const wf_size taps = KH * KW, W = s->in_width;
     wf_size tap_offset[MAX_TILED_TAPS];
-    for (wf_size t = 0; t < taps; ++t) tap_offset[t] = ((t / KW) * W + t % KW) * C;
+    tiled_tap_offsets(s, tap_offset);
     for (wf_size n = 0; n < s->batch; ++n) {
         for (wf_size oh = 0; oh < s->out_height; ++oh) {
             for (wf_size ow = 0; ow < s->out_width; ++ow) {
@@ -33,7 +33,10 @@ static void NAME(max_pool_tiled)(const wf_conv2d_shape *s, const REAL *input, RE
                 }
                 for (; c < C; ++c) {
                     REAL best = NEG_INF;
-                    for (wf_size t = 0; t < taps; ++t) best = corner[tap_offset[t] + c] > best ? corner[tap_offset[t] + c] : best;
+                    for (wf_size t = 0; t < taps; ++t) {
+                        REAL v = corner[tap_offset[t] + c];
+                        best = v > best ? v : best;
+                    }
                     out[c] = best;
                 }
             }
@@ -115,9 +118,8 @@ static void NAME(max_pool_grad_tiled)(const wf_conv2d_shape *s, const REAL *inpu
                                       REAL *input_grad, int relu) {
     const wf_size C = s->in_channels, L = LANES, KH = s->filter_height, KW = s->filter_width;
     const wf_size taps = KH * KW, W = s->in_width;
-    wf_size tap_offset[MAX_TILED_TAPS];  /* tap t's cell from the window's corner: dividing t by KW for every
-                                          * vector took longer than the rest of the pass */
-    for (wf_size t = 0; t < taps; ++t) tap_offset[t] = ((t / KW) * W + t % KW) * C;
+    wf_size tap_offset[MAX_TILED_TAPS];
+    tiled_tap_offsets(s, tap_offset);
     for (wf_size n = 0; n < s->batch; ++n) {
         for (wf_size oh = 0; oh < s->out_height; ++oh) {
             for (wf_size ow = 0; ow < s->out_width; ++ow) {
