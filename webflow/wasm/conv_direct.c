@@ -208,39 +208,64 @@ static void image_output_columns(const wf_conv2d_shape *s, wf_size r, wf_size ro
     *right = j;
 }
 
+/* Output rows per block of the filter gradient's walk: every tile of every tap row sums one block of output
+ * rows before the next, so that block's output gradient (at most DY_BLOCK_FLOATS) is read from cache, not
+ * streamed again per tile. Blocks of equal size. Filter gradient, batch 50, one thread, best of 200
+ * interleaved: conv2 (14 rows of 14 x 64, blocks of 7) 5.85-5.99 -> 5.48-5.55 ms; conv1 (28 rows of 28 x 32,
+ * blocks of 7) 0.68-0.69 -> 0.64-0.65. */
+#define DY_BLOCK_FLOATS 8192
+static wf_size output_row_block(const wf_conv2d_shape *s) {
+    wf_size most = WF_MAX(1, DY_BLOCK_FLOATS / (s->out_width * s->out_channels));
+    wf_size blocks = (s->out_height + most - 1) / most;
+    return (s->out_height + blocks - 1) / blocks;
+}
+
 WF_EXPORT wf_size wf_conv2d_direct_filter_workspace_f32(const wf_conv2d_shape *s) {
     wf_size slack = TILE_ROWS(tile_vecs(s->out_channels));
     return padded_height(s) * padded_width(s) * s->in_channels + slack +
            s->filter_height * wf_conv2d_direct_filter_rows(s) * s->out_channels;
 }
 
+/* row_grad (whole tiles of rows) += the sums of one tap row over output rows [top, bottom) of one image:
+ * x is the padded image from that tap row, dy the image's output gradient. */
+static void filter_grad_rows(const wf_conv2d_shape *s, const outer_walk *walk, const float *x, const float *dy,
+                             wf_size top, wf_size bottom, float *row_grad) {
+    wf_size K = s->out_channels, vecs = tile_vecs(K), rows = filter_tile_rows(s);
+    outer_walk tile_walk = *walk;
+    tile_walk.outer = bottom - top;
+    x += top * walk->x_outer;
+    dy += top * walk->dy_outer;
+    for (wf_size r = 0; r < wf_conv2d_direct_filter_rows(s); r += rows) {
+        wf_size left, right;
+        image_output_columns(s, r, rows, &left, &right);
+        tile_walk.inner = right - left;
+        for (wf_size co = 0; co < K; co += vecs * LANES)
+            outer_tiles(&tile_walk, x + r + left * walk->x_inner, dy + co + left * walk->dy_inner,
+                        row_grad + r * K + co, vecs, rows < TILE_ROWS(vecs));
+    }
+}
+
 /* grad (whole tiles of rows, in the work) = the sum over images [first, stop); then copied to filter_grad. */
 static void filter_grad_images(const wf_conv2d_shape *s, const float *input, const float *output_grad,
                                float *filter_grad, float *work, wf_size first, wf_size stop) {
-    wf_size C = s->in_channels, K = s->out_channels, vecs = tile_vecs(K), rows = filter_tile_rows(s);
+    wf_size C = s->in_channels, K = s->out_channels, rows = filter_tile_rows(s);
     wf_size span_rows = wf_conv2d_direct_filter_rows(s), tap_row = s->dilation_height * padded_width(s) * C;
     wf_size image = s->in_height * s->in_width * C, out_image = s->out_height * s->out_width * K;
     float *padded = work, *grad = work + padded_height(s) * padded_width(s) * C + rows;
     outer_walk walk = pixel_walk(s);
+    wf_size block_rows = output_row_block(s);
     wf_zero_f32(grad, s->filter_height * span_rows * K);
     for (wf_size n = first; n < stop; ++n) {
         pad_image(s, input + n * image, padded, rows);
-        for (wf_size a = 0; a < s->filter_height; ++a) {
-            float *row_grad = grad + a * span_rows * K;
-            outer_walk rows_in_image = walk;
-            wf_size top, bottom;
-            image_output_rows(s, a, &top, &bottom);
-            rows_in_image.outer = bottom - top;
-            const float *x = padded + a * tap_row + top * walk.x_outer;
-            const float *dy = output_grad + n * out_image + top * walk.dy_outer;
-            for (wf_size r = 0; r < span_rows; r += rows) {
-                outer_walk tile_walk = rows_in_image;
-                wf_size left, right;
-                image_output_columns(s, r, rows, &left, &right);
-                tile_walk.inner = right - left;
-                for (wf_size co = 0; co < K; co += vecs * LANES)
-                    outer_tiles(&tile_walk, x + r + left * walk.x_inner, dy + co + left * walk.dy_inner,
-                                row_grad + r * K + co, vecs, rows < TILE_ROWS(vecs));
+        for (wf_size block = 0; block < s->out_height; block += block_rows) {
+            for (wf_size a = 0; a < s->filter_height; ++a) {
+                wf_size top, bottom;
+                image_output_rows(s, a, &top, &bottom);
+                top = WF_MAX(top, block);
+                bottom = WF_MIN(bottom, block + block_rows);
+                if (top < bottom)
+                    filter_grad_rows(s, &walk, padded + a * tap_row, output_grad + n * out_image, top, bottom,
+                                     grad + a * span_rows * K);
             }
         }
     }
