@@ -25,7 +25,8 @@
  * pixels times a few vectors of output channels; filter gradient, an outer tile of a window row's taps and
  * channels times output channels, summed over the image's pixels. That is how oneDNN's direct convolutions (TensorFlow's
  * CPU kernels) work. Measured, one core of a Xeon whose FMA loop peaks at 180 GFLOP/s, avx512 build:
- * forward ~150-185 GFLOP/s, filter gradient ~130-145 (backends/c_conv_direct.py has the timings).
+ * forward ~150-185 GFLOP/s, filter gradient ~150-155 counting only the sums that reach the image (conv2,
+ * batch 50: 5.4-5.5 ms; backends/c_conv_direct.py has the first timings).
  *
  * Edges need no special code: a ragged last pixel tile is moved back to end at the last pixel (it
  * recomputes a few pixels of the previous tile, with the same result), and the filter gradient's last tile
