@@ -62,18 +62,22 @@ WF_EXPORT wf_size wf_conv2d_direct_filter_rows(const wf_conv2d_shape *s) {
     return (window_row_span(s) + rows - 1) / rows * rows;
 }
 
-/* image [H, W, C] -> padded [PH, PW, C] with zeros around it, and `slack` zeros after it; rows and columns
- * beyond the padded size (a VALID window that never reaches them) are left out. */
-static void pad_image(const wf_conv2d_shape *s, const float *image, float *padded, wf_size slack) {
-    wf_size ph = padded_height(s), pw = padded_width(s), C = s->in_channels, channels = C;
-    wf_zero_f32(padded, ph * pw * channels + slack);
-    wf_size rows = WF_MIN(s->in_height, ph - s->pad_top), cols = WF_MIN(s->in_width, pw - s->pad_left);
-    for (wf_size i = 0; i < rows; ++i) {
-        for (wf_size j = 0; j < cols; ++j) {
-            wf_copy_f32(padded + ((s->pad_top + i) * pw + s->pad_left + j) * channels, image + (i * s->in_width + j) * C,
-                        C);
-        }
-    }
+/* image [H, W, C] -> the image part of padded [PH, PW, C]; rows and columns beyond the padded size (a VALID
+ * window that never reaches them) are left out. A row of pixels is one copy. */
+static void pad_image(const wf_conv2d_shape *s, const float *image, float *padded) {
+    wf_size pw = padded_width(s), C = s->in_channels;
+    wf_size rows = WF_MIN(s->in_height, padded_height(s) - s->pad_top), cols = WF_MIN(s->in_width, pw - s->pad_left);
+    for (wf_size i = 0; i < rows; ++i)
+        wf_copy_f32(padded + ((s->pad_top + i) * pw + s->pad_left) * C, image + i * s->in_width * C, cols * C);
+}
+
+/* The padded image's zeros, and `slack` zeros after it: once per call (per thread), before its first
+ * pad_image, since every image of a call has the same geometry and the copies never touch them. Zeroing
+ * the whole buffer and copying pixel by pixel for every image cost, batch 50, one thread, median of 200
+ * interleaved, ms: conv1 forward 0.587 -> 0.549, conv1 filter gradient 0.679 -> 0.639, conv2's input
+ * gradient 5.51 -> 5.43. */
+static void zero_padded(const wf_conv2d_shape *s, float *padded, wf_size slack) {
+    wf_zero_f32(padded, padded_height(s) * padded_width(s) * s->in_channels + slack);
 }
 
 static int valid_direct_shape(const wf_conv2d_shape *s) {
@@ -149,8 +153,9 @@ static int direct_forward(const wf_conv2d_shape *s, const float *input, const fl
     g.relu = relu;
     wf_size vecs = tile_vecs(s->out_channels);
     wf_size image = s->in_height * s->in_width * s->in_channels, out_image = s->out_height * s->out_width * s->out_channels;
+    zero_padded(s, work, 0);
     for (wf_size n = wf_next_unit(next_image, -1); n < s->batch; n = wf_next_unit(next_image, n)) {
-        pad_image(s, input + n * image, work, 0);
+        pad_image(s, input + n * image, work);
         for (wf_size co = 0; co < s->out_channels; co += vecs * LANES)
             forward_image(s, &g, work, filter, output + n * out_image, co, vecs);
     }
@@ -256,8 +261,9 @@ static void filter_grad_images(const wf_conv2d_shape *s, const float *input, con
     outer_walk walk = pixel_walk(s);
     wf_size block_rows = output_row_block(s);
     wf_zero_f32(grad, s->filter_height * span_rows * K);
+    zero_padded(s, padded, rows);
     for (wf_size n = first; n < stop; ++n) {
-        pad_image(s, input + n * image, padded, rows);
+        pad_image(s, input + n * image, padded);
         for (wf_size block = 0; block < s->out_height; block += block_rows) {
             for (wf_size a = 0; a < s->filter_height; ++a) {
                 wf_size top, bottom;
