@@ -195,13 +195,24 @@ def _node_backend(op_type_and_shape):
         return selection.node_kernel(node.op)[1]
 
 
+def _matmul_backend(a_shape, b_shape, **transposes):
+    graph = tf.Graph()
+    with graph.as_default():
+        product = tf.matmul(tf.placeholder(tf.float32, a_shape), tf.placeholder(tf.float32, b_shape), **transposes)
+        return selection.node_kernel(product.op)[1]
+
+
 @needs_c
 def test_automatic_policy_by_op_and_static_size():
     wf.config.set_backend("auto")
     assert _node_backend(("ReluGrad", [4, 4])) == "numpy"          # small: a ctypes call costs more
     assert _node_backend(("ReluGrad", [256, 256])) == "native"     # large: one C pass beats np.where
     assert _node_backend(("ReluGrad", [None, 256])) == "native"    # unknown size counts as large
-    assert _node_backend(("MatMul", [512, 512])) == "numpy"        # OpenBLAS wins at every size
+    assert _node_backend(("MatMul", [512, 512])) == "numpy"        # OpenBLAS wins on square products
+    assert _matmul_backend([50, 3136], [3136, 1024]) == "native"   # a thin side (gemm_thin.c): a dense layer
+    assert _matmul_backend([50, 3136], [50, 1024], transpose_a=True) == "native"  # ... and its weight gradient
+    assert _matmul_backend([50, 1024], [3136, 1024], transpose_b=True) == "numpy"  # its input gradient
+    assert _matmul_backend([65, 3136], [3136, 1024]) == "numpy"    # too many rows
     wf.config.set_backend("native")
     assert _node_backend(("MatMul", [2, 2])) == "native"
     wf.config.set_backend("numpy")

@@ -5,6 +5,11 @@
     wf_gemm_batched_<t>(trans_a, trans_b, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b,
                         beta, c, ldc, stride_c, batch)
 <t> is f32 (float) or f64 (double); pointers are passed as ints from c_library.address().
+
+And float32 products with a thin side (webflow/wasm/gemm_thin.c), `next` a shared counter or NULL:
+    wf_gemm_thin_columns() -> n must be a multiple of it;  wf_gemm_few_rows_workspace() -> floats of `work`
+    wf_gemm_few_rows_f32(m, n, k, a, b, c, work, next)    C = A B for a few rows m
+    wf_gemm_outer_f32(m, n, k, a, b, c, next)             C = A^T B, A [k, m], for a short k
 """
 
 from __future__ import annotations
@@ -18,3 +23,7 @@ for _suffix, _real in (("f32", F32), ("f64", F64)):
         [INT, INT, SIZE, SIZE, SIZE, _real, PTR, SIZE, SIZE, PTR, SIZE, SIZE, _real, PTR, SIZE, SIZE, SIZE],
         VOID,
     )
+declare("wf_gemm_thin_columns", [], SIZE)
+declare("wf_gemm_few_rows_workspace", [], SIZE)
+declare("wf_gemm_few_rows_f32", [SIZE, SIZE, SIZE, PTR, PTR, PTR, PTR, PTR], VOID)
+declare("wf_gemm_outer_f32", [SIZE, SIZE, SIZE, PTR, PTR, PTR, PTR], VOID)

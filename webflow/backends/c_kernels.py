@@ -10,6 +10,7 @@ inputs are made contiguous first). Each kernel family keeps its adapters in `c_k
 
 `min_size` is the automatic selection policy (backends/selection.py): the C kernel runs when the op's
 deciding input (`size_input`) has at least that many elements; None = only when a C backend is forced.
+`wins(op)`, where given, narrows that for graph ops at plan time to the shapes C wins on (MatMul: a thin side).
 An adapter that cannot handle its inputs (a dtype or layout its C function lacks) raises `Unsupported`
 before touching anything, and the NumPy kernel runs instead.
 `update=True` marks an adapter that replaces an optimizer's update formula (ops/training_ops.py) rather
@@ -51,19 +52,21 @@ class CKernel:
     size_input: int = 0
     dtype_input: int = 0
     update: bool = False
+    wins: Callable | None = None  # automatic selection of a graph op, also: wins(op) -> does C win its shapes
 
 
 ADAPTERS: dict[str, CKernel] = {}
 
 
 def c_kernel(*op_types: str, dtypes: tuple | None = FLOATS, min_size: int | None = None, size_input: int = 0,
-             dtype_input: int | None = None, update: bool = False) -> Callable[[Callable], Callable]:
+             dtype_input: int | None = None, update: bool = False,
+             wins: Callable | None = None) -> Callable[[Callable], Callable]:
     """Registers an adapter as the C kernel of each op type in `op_types`."""
 
     def decorate(adapter: Callable) -> Callable:
         for op_type in op_types:
             ADAPTERS[op_type] = CKernel(op_type, adapter, dtypes, min_size, size_input,
-                                        size_input if dtype_input is None else dtype_input, update)
+                                        size_input if dtype_input is None else dtype_input, update, wins)
         return adapter
 
     return decorate

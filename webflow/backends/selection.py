@@ -4,7 +4,8 @@ Every op has its NumPy kernel; an op with a C adapter (backends/c_kernels_*.py) 
 stored in `OpDef.kernels` under "native" in CPython or "wasm" inside Pyodide (one adapter, two libraries).
 
 Automatic policy (the default): per op and size, the backend measured faster on this machine. Each
-adapter's `min_size` says from how many elements its C kernel wins (None: never, NumPy always wins).
+adapter's `min_size` says from how many elements its C kernel wins (None: never, NumPy always wins), and
+its `wins(op)`, if any, on which static shapes of a graph op (MatMul: only a product with a thin side).
 Measured with benchmarks/backend_crossover.py, us per kernel call NumPy -> C (2-core Zen 5 VM shared
 with other jobs, one OpenBLAS thread, NumPy with AVX-512 loops, C built -mavx2; noisy, read as rough):
   - a ctypes call costs ~5-13 us here (ndarray.ctypes.data alone ~1.5 us per pointer), so C never wins
@@ -14,7 +15,9 @@ with other jobs, one OpenBLAS thread, NumPy with AVX-512 loops, C built -mavx2; 
     slow ([128,28,28,32] -> [32]: 2.57 -> 0.76 ms), so C (c_kernels_math.sum_reduce).
   - Exp / Tanh / Sigmoid: NumPy's AVX-512 loops win at every size (Tanh 100k: 28 -> 102): NumPy.
   - Softmax / xent: C wins only below ~4k elements, by 1-4 us (Softmax 100k: 407 -> 565): NumPy.
-  - MatMul 316x316: 568 -> 1267: NumPy + OpenBLAS. Conv2D 8x28x28x32 * 5x5x32x64 through C's im2col + GEMM:
+  - MatMul 316x316: 568 -> 1267: NumPy + OpenBLAS, except float32 products with a thin side (at most 64 rows,
+    or 64 summed terms; a dense layer at batch 50): C from 2^22 multiply-adds (c_kernels_math.matmul).
+    Conv2D 8x28x28x32 * 5x5x32x64 through C's im2col + GEMM:
     8.8 -> 16.2 ms, so the conv adapters run C only through the direct convolution (c_conv_direct.py; the
     CNN's conv2 at batch 50, one thread, min of 12: forward 9.6 -> 6.0 ms, input gradient 9.5 (OpenBLAS + C
     col2im) -> 6.0, filter gradient 10.8 -> 7.6) and hand every other shape to NumPy.
@@ -253,7 +256,9 @@ def node_kernel(op: Any) -> tuple[Callable, str]:
     if found.min_size is None:
         return numpy_kernel, NUMPY
     size = _static_size(op, found.size_input)
-    return (c_kernel, C_BACKEND) if size is None or size >= found.min_size else (numpy_kernel, NUMPY)
+    if size is not None and size < found.min_size or found.wins is not None and not found.wins(op):
+        return numpy_kernel, NUMPY
+    return c_kernel, C_BACKEND
 
 
 def _dtype_fits(op: Any, found: CKernel) -> bool:

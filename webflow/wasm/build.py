@@ -8,8 +8,8 @@
 Every `webflow/wasm/*.c` goes into both outputs:
 - native: `webflow/wasm/_build/libwebflow_kernels.<platform-tag>.so` (system `cc`, or $CC). The tag
   names the variant: `avx512` (-mavx2 -mfma -mavx512f -mavx512vl, when this CPU has them all), `avx2`
-  (-mavx2 -mfma) or `base` (SSE2 / NEON). AVX-512 widens only the direct convolution's vectors
-  (conv_direct.c); every other kernel keeps 256-bit vectors (-mprefer-vector-width=256 for the
+  (-mavx2 -mfma) or `base` (SSE2 / NEON). AVX-512 widens only the register tiles' vectors
+  (conv_direct.c, gemm_thin.c); every other kernel keeps 256-bit vectors (-mprefer-vector-width=256 for the
   auto-vectorizer too), so their results are those of the avx2 build.
 - wasm:   `webflow/wasm/webflow_kernels.wasm`, an Emscripten-style side module Pyodide loads with
   `ctypes.CDLL` (clang + wasm-ld, else `python -m ziglang cc`); flags as measured in PLATFORM.md.

@@ -1,5 +1,5 @@
-/* register_tiles.h: the register tiles of the direct convolution (conv_direct.c). A tile keeps a block of
- * outputs in vector registers while a sum runs over memory:
+/* register_tiles.h: the register tiles of the direct convolution (conv_direct.c); gemm_thin.c shares the vector
+ * type. A tile keeps a block of outputs in vector registers while a sum runs over memory:
  *   rows tile    out[p][v]   = sum over taps t and channels c of x_p[t + c] * w[t, c][v]    (forward)
  *   outer tile   grad[r][v] += sum over a 2-D walk of x[r] * dy[v]                         (filter gradient)
  * Tile rows (p: pixels, r: channels) are one broadcast input value each; the columns (v) are vectors of
@@ -14,8 +14,8 @@
 #include "webflow_kernels.h"
 
 /* Registers: AVX-512 has 32 of 64 bytes, AVX2 and wasm simd128 (as V8 maps it) 16. The accumulators take
- * most of them; the rest hold one step's column vectors and the broadcast value. Only these tiles use
- * 64-byte vectors in the avx512 build (build.py): the other kernels keep WF_VECTOR_BYTES. */
+ * most of them; the rest hold one step's column vectors and the broadcast value. Only these tiles (and
+ * gemm_thin.c's) use 64-byte vectors in the avx512 build (build.py): the other kernels keep WF_VECTOR_BYTES. */
 #if defined(__AVX512F__)
 #define TILE_BYTES 64
 #define TILE_ACCUMULATORS 28

@@ -1,0 +1,129 @@
+"""gemm_thin.c (wf_gemm_few_rows_f32, wf_gemm_outer_f32) against float64 NumPy products, directly and
+through the MatMul adapter's policy (backends/c_kernels_math.py): ragged tiles, k across blocks, threads."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+from c_helpers import require_c_library
+
+from webflow.backends import c_gemm  # noqa: F401  (declares the signatures)
+from webflow.backends import c_library as c
+
+require_c_library()
+
+RNG = np.random.default_rng(77)
+
+
+def columns(multiple: int) -> int:
+    return multiple * c.function("wf_gemm_thin_columns")()
+
+
+def assert_float32_product(got: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    """got ~ a @ b, measured against the float64 product: within 4 sqrt(k) float32 roundings of the terms' size
+    (a sum's rounding error grows like sqrt(k) for random terms; one missing term is ~sqrt(k) times larger)."""
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)  # the terms' size, per element
+    k = a.shape[1]
+    assert got.shape == exact.shape and got.dtype == np.float32
+    assert np.all(np.abs(got - exact) <= 4 * np.sqrt(k) * np.finfo(np.float32).eps * scale)
+
+
+def few_rows(a: np.ndarray, b: np.ndarray, counter: ctypes.c_ssize_t | None = None) -> np.ndarray:
+    m, k = a.shape
+    out = np.full((m, b.shape[1]), np.nan, np.float32)
+    work = np.empty(c.function("wf_gemm_few_rows_workspace")(), np.float32)
+    c.function("wf_gemm_few_rows_f32")(m, b.shape[1], k, c.address(a), c.address(b), c.address(out),
+                                        c.address(work), None if counter is None else ctypes.addressof(counter))
+    return out
+
+
+def outer(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    k, m = a.shape
+    out = np.full((m, b.shape[1]), np.nan, np.float32)
+    c.function("wf_gemm_outer_f32")(m, b.shape[1], k, c.address(a), c.address(b), c.address(out), None)
+    return out
+
+
+# rows: one, a tile and one more, uneven tiles (29, 50), the most the policy sends; k: across the
+# 256-row blocks of B (255, 256, 257, 600), and fc1's 3136
+@pytest.mark.parametrize("m, n_vectors, k", [(1, 1, 1), (13, 1, 255), (14, 2, 256), (15, 1, 257), (29, 3, 600),
+                                              (50, 2, 3136), (64, 1, 40)])
+def test_few_rows_matches_the_float64_product(m, n_vectors, k):
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, columns(n_vectors))).astype(np.float32)
+    assert_float32_product(few_rows(a, b), a, b)
+
+
+@pytest.mark.parametrize("m, n_vectors, k", [(1, 1, 1), (6, 1, 50), (7, 2, 64), (8, 1, 3), (100, 2, 50),
+                                              (3136, 1, 50)])
+def test_outer_matches_the_float64_product(m, n_vectors, k):
+    a = RNG.standard_normal((k, m)).astype(np.float32)
+    b = RNG.standard_normal((k, columns(n_vectors))).astype(np.float32)
+    assert_float32_product(outer(a, b), a.T, b)
+
+
+def test_a_shared_counter_hands_out_every_unit_once():
+    """Two calls sharing one counter (as two threads do) write every column once, the same bits as one call."""
+    a = RNG.standard_normal((50, 300)).astype(np.float32)
+    b = RNG.standard_normal((300, columns(16))).astype(np.float32)
+    counter = ctypes.c_ssize_t(0)
+    first = few_rows(a, b, counter)  # claims every unit: the second call finds none left
+    second = few_rows(a, b, counter)
+    assert not np.isnan(first).any() and np.isnan(second).all()
+    np.testing.assert_array_equal(first, few_rows(a, b))
+
+
+# --- the MatMul adapter: which products go to these kernels, and the same answer on 1 or 2 threads --------
+@pytest.fixture
+def automatic_backend():
+    from webflow.backends import selection
+
+    previous = selection.get_backend()
+    selection.set_backend(None)
+    yield
+    selection.set_backend(previous)
+
+
+@pytest.mark.parametrize("transpose_a", [False, True])
+def test_matmul_adapter_is_thread_count_independent(automatic_backend, transpose_a):
+    from webflow.backends import parallel
+    from webflow.backends.c_kernels_math import matmul
+
+    a = RNG.standard_normal((50, 3136)).astype(np.float32)  # fc1's input: its forward, or its weight gradient
+    b = RNG.standard_normal((50 if transpose_a else 3136, 1024)).astype(np.float32)
+    previous = parallel.threads()
+    try:
+        results = []
+        for threads in (1, 2):
+            parallel.set_threads(threads)
+            results.append(matmul(a, b, transpose_a=transpose_a, transpose_b=False))
+    finally:
+        parallel.set_threads(previous)
+    assert_float32_product(results[0], a.T if transpose_a else a, b)
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_matmul_adapter_leaves_other_products_to_numpy(automatic_backend):
+    from webflow.backends import selection
+    from webflow.backends.c_kernels import Unsupported
+    from webflow.backends.c_kernels_math import THIN_MAX, matmul
+
+    wide = columns(4)
+    refused = [  # (a, b, transpose_a, transpose_b)
+        (np.ones((THIN_MAX + 1, 4096), np.float32), np.ones((4096, wide), np.float32), False, False),  # many rows
+        (np.ones((THIN_MAX + 1, 4096), np.float32), np.ones((THIN_MAX + 1, wide), np.float32), True, False),
+        (np.ones((50, 4096), np.float64), np.ones((4096, wide), np.float64), False, False),           # float64
+        (np.ones((50, 4096), np.float32), np.ones((wide, 4096), np.float32), False, True),            # B^T
+        (np.ones((50, 4096), np.float32), np.ones((4096, wide + 1), np.float32), False, False),       # ragged n
+        (np.ones((2, 64), np.float32), np.ones((64, wide), np.float32), False, False),                # small
+    ]
+    for a, b, transpose_a, transpose_b in refused:
+        with pytest.raises(Unsupported):
+            matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
+    a, b = refused[0][:2]
+    selection.set_backend("native")  # forced: wf_gemm runs what the thin kernels do not take
+    got = matmul(a, b, transpose_a=False, transpose_b=False)
+    np.testing.assert_array_equal(got, np.full((THIN_MAX + 1, wide), 4096, np.float32))

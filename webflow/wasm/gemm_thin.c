@@ -1,0 +1,138 @@
+/* gemm_thin.c: float32 matrix products with one thin side, summed from the row-major operands as they are.
+ *
+ * Exports (row-major, contiguous; `next` is a counter the threads of one call share, set to 0, or NULL):
+ *   wf_size wf_gemm_thin_columns(void)        n must be a multiple of this, for both kernels
+ *   wf_size wf_gemm_few_rows_workspace(void)  floats of scratch each thread passes to wf_gemm_few_rows_f32
+ *   void wf_gemm_few_rows_f32(m, n, k, a, b, c, work, next)   C[m,n] = A[m,k] B[k,n], for a few rows m
+ *   void wf_gemm_outer_f32(m, n, k, a, b, c, next)            C[m,n] = A^T B with A [k,m], B [k,n], for a
+ *       short k: the sum of k outer products
+ * Threads claim units of columns (few rows) or of rows (outer) from the counter (wf_next_unit); every C
+ * element is one thread's sum over k in order, so the result does not depend on which thread ran what.
+ *
+ * Why: a dense layer at a small batch. The Deep MNIST CNN's fc1 at batch 50 is 50 x 3136 times 3136 x 1024
+ * forward and 3136 x 50 times 50 x 1024 for its weight gradient. A packed GEMM (gemm.c, OpenBLAS) copies
+ * both operands into panels and then runs a micro-kernel; with 50 rows there is little to amortize the
+ * copying over, and OpenBLAS split the work unevenly over 2 threads. Here the register tiles of
+ * register_tiles.h read the thin operand as broadcasts and the other one as vectors in place.
+ *   - few rows: tiles of up to TILE_ROWS(2) rows of A (14 on AVX-512) times 2 vectors of columns. B is walked
+ *     in blocks of K_BLOCK rows; a block's 2-vector strip is first copied into `work`: B's rows are 4 KB
+ *     apart in fc1, so in place all of a strip's rows fall into the same L1 set and evict each other.
+ *   - outer: tiles of TILE_ROWS(4) rows of C (7 on AVX-512) times 4 vectors, summed over all of k at once
+ *     (k is short: each C element is written once, the write is what bounds it).
+ * Measured: see backends/c_kernels_math.py (where the product picks these kernels or NumPy's BLAS).
+ */
+#include "register_tiles.h"
+
+#define FEW_VECS 2
+#define FEW_ROWS TILE_ROWS(FEW_VECS)
+#define FEW_COLUMNS (FEW_VECS * LANES)
+#define K_BLOCK 256          /* rows of B per block: a strip of it is 32 KB of `work` (AVX-512) */
+#define STRIPS_PER_UNIT 4    /* a thread's unit of work: 4 strips of columns (8 units for fc1's 1024) */
+#define OUTER_VECS 4
+#define OUTER_ROWS TILE_ROWS(OUTER_VECS)
+#define OUTER_COLUMNS (OUTER_VECS * LANES)
+#define TILES_PER_UNIT 8
+
+WF_EXPORT wf_size wf_gemm_thin_columns(void) { return OUTER_COLUMNS; }
+WF_EXPORT wf_size wf_gemm_few_rows_workspace(void) { return K_BLOCK * FEW_COLUMNS; }
+
+/* Tile `t` of `tiles` over `total` rows, as even as can be: rows [first, first + count). */
+static inline wf_size tile_start(wf_size total, wf_size tiles, wf_size t) { return total * t / tiles; }
+
+/* --- few rows: c[r][v] (+)= sum over steps i of a[r * k + i] * strip[i][v] ------------------------- */
+ALWAYS_INLINE void few_rows_tile(const float *a, wf_size k, const float *strip, float *c, wf_size n, wf_size steps,
+                                 int first, const int rows) {
+    vec acc[FEW_ROWS][FEW_VECS];
+    for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < FEW_VECS; ++v) acc[r][v] = first ? (vec){0} : load(c + r * n + v * LANES);
+    for (wf_size i = 0; i < steps; ++i, strip += FEW_COLUMNS) {
+        vec columns[FEW_VECS];
+        for (int v = 0; v < FEW_VECS; ++v) columns[v] = load(strip + v * LANES);
+        for (int r = 0; r < rows; ++r) {
+            float x = a[r * k + i];
+            for (int v = 0; v < FEW_VECS; ++v) acc[r][v] += columns[v] * x;
+        }
+    }
+    for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < FEW_VECS; ++v) store(c + r * n + v * LANES, acc[r][v]);
+}
+
+/* One function per tile height (the accumulators stay in registers only with constant bounds). */
+#define FEW_CASE(R) case R: few_rows_tile(a, k, strip, c, n, steps, first, R); break;
+static void few_rows_tiles(const float *a, wf_size k, const float *strip, float *c, wf_size n, wf_size steps,
+                           int first, wf_size rows) {
+    switch (rows) {
+    FEW_CASE(1) FEW_CASE(2) FEW_CASE(3) FEW_CASE(4)
+#if FEW_ROWS >= 6
+    FEW_CASE(5) FEW_CASE(6)
+#endif
+#if FEW_ROWS >= 14
+    FEW_CASE(7) FEW_CASE(8) FEW_CASE(9) FEW_CASE(10) FEW_CASE(11) FEW_CASE(12) FEW_CASE(13) FEW_CASE(14)
+#endif
+    }
+}
+
+WF_EXPORT void wf_gemm_few_rows_f32(wf_size m, wf_size n, wf_size k, const float *a, const float *b, float *c,
+                                    float *work, wf_size *next) {
+    wf_size strips = n / FEW_COLUMNS, units = (strips + STRIPS_PER_UNIT - 1) / STRIPS_PER_UNIT;
+    wf_size tiles = (m + FEW_ROWS - 1) / FEW_ROWS;
+    for (wf_size u = wf_next_unit(next, -1); u < units; u = wf_next_unit(next, u)) {
+        wf_size last_strip = WF_MIN(strips, (u + 1) * STRIPS_PER_UNIT);
+        for (wf_size k0 = 0; k0 < k; k0 += K_BLOCK) {
+            wf_size steps = WF_MIN(K_BLOCK, k - k0);
+            for (wf_size s = u * STRIPS_PER_UNIT; s < last_strip; ++s) {
+                const float *block = b + k0 * n + s * FEW_COLUMNS;
+                for (wf_size i = 0; i < steps; ++i)
+                    for (int v = 0; v < FEW_VECS; ++v)
+                        store(work + i * FEW_COLUMNS + v * LANES, load(block + i * n + v * LANES));
+                for (wf_size t = 0; t < tiles; ++t) {
+                    wf_size row = tile_start(m, tiles, t), rows = tile_start(m, tiles, t + 1) - row;
+                    few_rows_tiles(a + row * k + k0, k, work, c + row * n + s * FEW_COLUMNS, n, steps, k0 == 0, rows);
+                }
+            }
+        }
+    }
+}
+
+/* --- outer: c[r][v] = sum over i < k of a[i * m + r] * b[i * n + v] ------------------------------------- */
+ALWAYS_INLINE void outer_product_tile(const float *a, wf_size m, const float *b, wf_size n, float *c, wf_size k,
+                              const int rows) {
+    vec acc[OUTER_ROWS][OUTER_VECS];
+    for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < OUTER_VECS; ++v) acc[r][v] = (vec){0};
+    for (wf_size i = 0; i < k; ++i, a += m, b += n) {
+        vec columns[OUTER_VECS];
+        for (int v = 0; v < OUTER_VECS; ++v) columns[v] = load(b + v * LANES);
+        for (int r = 0; r < rows; ++r) {
+            float x = a[r];
+            for (int v = 0; v < OUTER_VECS; ++v) acc[r][v] += columns[v] * x;
+        }
+    }
+    for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < OUTER_VECS; ++v) store(c + r * n + v * LANES, acc[r][v]);
+}
+
+#define OUTER_CASE(R) case R: outer_product_tile(a, m, b, n, c, k, R); break;
+static void outer_product_tiles(const float *a, wf_size m, const float *b, wf_size n, float *c, wf_size k, wf_size rows) {
+    switch (rows) {
+    OUTER_CASE(1) OUTER_CASE(2)
+#if OUTER_ROWS >= 3
+    OUTER_CASE(3)
+#endif
+#if OUTER_ROWS >= 7
+    OUTER_CASE(4) OUTER_CASE(5) OUTER_CASE(6) OUTER_CASE(7)
+#endif
+    }
+}
+
+WF_EXPORT void wf_gemm_outer_f32(wf_size m, wf_size n, wf_size k, const float *a, const float *b, float *c,
+                                 wf_size *next) {
+    wf_size tiles = (m + OUTER_ROWS - 1) / OUTER_ROWS, units = (tiles + TILES_PER_UNIT - 1) / TILES_PER_UNIT;
+    for (wf_size u = wf_next_unit(next, -1); u < units; u = wf_next_unit(next, u)) {
+        for (wf_size t = u * TILES_PER_UNIT; t < WF_MIN(tiles, (u + 1) * TILES_PER_UNIT); ++t) {
+            wf_size row = tile_start(m, tiles, t), rows = tile_start(m, tiles, t + 1) - row;
+            for (wf_size column = 0; column < n; column += OUTER_COLUMNS)
+                outer_product_tiles(a + row, m, b + column, n, c + row * n + column, k, rows);
+        }
+    }
+}
