@@ -1,8 +1,8 @@
 """conv_direct.c against the naive NumPy convolution of test_c_conv.py: forward and filter gradient for every
 tile shape (1-4 vectors of output channels), ragged pixel tiles, images smaller than a tile, strides 1-3,
-dilations, SAME/VALID (whose windows' rows of padding the kernels skip); the input gradient as the stride-1
-convolution with the flipped filter; images and slices claimed from a shared counter; and the threaded
-adapters (backends/c_conv_direct.py)."""
+dilations, SAME/VALID (whose windows' rows of padding the kernels skip, and the forward's tiles of same-tap
+columns their columns of padding); the input gradient as the stride-1 convolution with the flipped filter;
+images and slices shared out over threads; and the threaded adapters (backends/c_conv_direct.py)."""
 
 from __future__ import annotations
 
@@ -43,27 +43,29 @@ CASES = [
     ((2, 9, 11, 32), (5, 3), 2, (1, 2), (1, 1), "SAME"),     # strided; filter tiles straddling two taps
     ((1, 3, 5, 40), (3, 5), 1, (1, 1), (1, 1), "SAME"),      # window wider than the image
     ((2, 6, 5, 1), (3, 3), 4, (1, 1), (1, 1), "SAME"),       # a 3-float window row: filter gradient in half tiles
+    ((1, 30, 29, 8), (5, 5), 4, (2, 2), (1, 1), "SAME"),     # strided, padding 1 left and 2 right: column groups
 ]
 
 
-def direct_forward(x, f, s, counter=None):
-    """The C forward; with a counter (a ctypes.c_ssize_t), only the images claimed from it (others stay NaN)."""
+def direct_forward(x, f, s, threads=1):
+    """The C forward on `threads` threads (each with its own workspace)."""
     out = np.full((s.batch, s.out_height, s.out_width, s.out_channels), np.nan, np.float32)
-    work = np.empty(int(c.function("wf_conv2d_direct_workspace_f32")(ctypes.byref(s))), np.float32)
+    work_len = int(c.function("wf_conv2d_direct_workspace_f32")(ctypes.byref(s)))
+    work = np.empty(threads * work_len, np.float32)
     status = c.function("wf_conv2d_direct_f32")(ctypes.byref(s), c.address(x), c.address(f), c.address(out),
-                                                c.address(work), work.size,
-                                                None if counter is None else ctypes.addressof(counter))
+                                                c.address(work), work_len, threads)
     assert status == 0
     return out
 
 
-def direct_filter_grad(x, dy, s, slices=1):
+def direct_filter_grad(x, dy, s, slices=1, threads=1):
     """The C filter gradient of each of `slices` consecutive slices of the batch: [slices, KH, KW, C, K]."""
     grads = np.full((slices, s.filter_height, s.filter_width, s.in_channels, s.out_channels), np.nan, np.float32)
-    work = np.empty(int(c.function("wf_conv2d_direct_filter_workspace_f32")(ctypes.byref(s))), np.float32)
+    work_len = int(c.function("wf_conv2d_direct_filter_workspace_f32")(ctypes.byref(s)))
+    work = np.empty(threads * work_len, np.float32)
     status = c.function("wf_conv2d_direct_filter_grad_f32")(ctypes.byref(s), c.address(x), c.address(dy),
-                                                            c.address(grads), slices, c.address(work), work.size,
-                                                            None)
+                                                            c.address(grads), slices, c.address(work), work_len,
+                                                            threads)
     assert status == 0
     return grads if slices > 1 else grads[0]
 
@@ -91,15 +93,16 @@ def test_input_grad_is_the_flipped_convolution(input_shape, window, vectors, str
     np.testing.assert_allclose(dx, reference_input_grad(f, dy, s), **TOL)
 
 
-def test_images_and_slices_come_from_the_counter():
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_share_the_images_and_slices(threads):
+    """Every image once, each slice's gradient from its own images: the same bits as one thread."""
     s = conv2d_shape((5, 6, 6, 3), (3, 3), lanes(), (1, 1), (1, 1), "SAME")
     x = RNG.standard_normal((5, 6, 6, 3)).astype(np.float32)
     f = RNG.standard_normal((3, 3, 3, s.out_channels)).astype(np.float32)
     dy = RNG.standard_normal((5, 6, 6, s.out_channels)).astype(np.float32)
-    out = direct_forward(x, f, s, ctypes.c_ssize_t(2))   # images 0 and 1 already claimed elsewhere
-    assert np.isnan(out[:2]).all()
-    np.testing.assert_allclose(out[2:], reference_conv(x, f, s)[2:], **TOL)
-    grads = direct_filter_grad(x, dy, s, slices=3)    # images [0, 1), [1, 3), [3, 5)
+    np.testing.assert_array_equal(direct_forward(x, f, s, threads), direct_forward(x, f, s))
+    grads = direct_filter_grad(x, dy, s, slices=3, threads=threads)    # images [0, 1), [1, 3), [3, 5)
+    np.testing.assert_array_equal(grads, direct_filter_grad(x, dy, s, slices=3))
     for grad, (start, stop) in zip(grads, [(0, 1), (1, 3), (3, 5)], strict=True):
         part = conv2d_shape((stop - start, 6, 6, 3), (3, 3), lanes(), (1, 1), (1, 1), "SAME")
         np.testing.assert_allclose(grad, reference_filter_grad(x[start:stop], dy[start:stop], part), **TOL)
@@ -145,11 +148,13 @@ def test_bad_shapes_and_small_workspaces_are_rejected():
     f = np.zeros((3, 3, 3, lanes() + 1), np.float32)
     out, work = np.zeros((1, 6, 6, lanes() + 1), np.float32), np.zeros(4096, np.float32)
     assert c.function("wf_conv2d_direct_f32")(ctypes.byref(s), c.address(x), c.address(f), c.address(out),
-                                              c.address(work), work.size, None) == -1
+                                              c.address(work), work.size, 1) == -1
     s = conv2d_shape((1, 6, 6, 3), (3, 3), lanes(), (1, 1), (1, 1), "SAME")
     assert c.function("wf_conv2d_direct_f32")(ctypes.byref(s), c.address(x), c.address(f), c.address(out),
-                                              c.address(work), 10, None) == -2
+                                              c.address(work), 10, 1) == -2
+    assert c.function("wf_conv2d_direct_f32")(ctypes.byref(s), c.address(x), c.address(f), c.address(out),
+                                              c.address(work), work.size, 0) == -1   # no threads
     grad_work = np.zeros(int(c.function("wf_conv2d_direct_filter_workspace_f32")(ctypes.byref(s))), np.float32)
     assert c.function("wf_conv2d_direct_filter_grad_f32")(ctypes.byref(s), c.address(x), c.address(out),
                                                           c.address(f), 0, c.address(grad_work), grad_work.size,
-                                                          None) == -1   # no slices
+                                                          1) == -1   # no slices

@@ -3,8 +3,6 @@ through the MatMul adapter's policy (backends/c_kernels_math.py): ragged tiles, 
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 import pytest
 from c_helpers import require_c_library
@@ -31,19 +29,19 @@ def assert_float32_product(got: np.ndarray, a: np.ndarray, b: np.ndarray) -> Non
     assert np.all(np.abs(got - exact) <= 4 * np.sqrt(k) * np.finfo(np.float32).eps * scale)
 
 
-def few_rows(a: np.ndarray, b: np.ndarray, counter: ctypes.c_ssize_t | None = None) -> np.ndarray:
+def few_rows(a: np.ndarray, b: np.ndarray, threads: int = 1) -> np.ndarray:
     m, k = a.shape
     out = np.full((m, b.shape[1]), np.nan, np.float32)
-    work = np.empty(c.function("wf_gemm_few_rows_workspace")(), np.float32)
+    work = np.empty(threads * c.function("wf_gemm_few_rows_workspace")(), np.float32)
     c.function("wf_gemm_few_rows_f32")(m, b.shape[1], k, c.address(a), c.address(b), c.address(out),
-                                        c.address(work), None if counter is None else ctypes.addressof(counter))
+                                        c.address(work), threads)
     return out
 
 
-def outer(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def outer(a: np.ndarray, b: np.ndarray, threads: int = 1) -> np.ndarray:
     k, m = a.shape
     out = np.full((m, b.shape[1]), np.nan, np.float32)
-    c.function("wf_gemm_outer_f32")(m, b.shape[1], k, c.address(a), c.address(b), c.address(out), None)
+    c.function("wf_gemm_outer_f32")(m, b.shape[1], k, c.address(a), c.address(b), c.address(out), threads)
     return out
 
 
@@ -65,15 +63,14 @@ def test_outer_matches_the_float64_product(m, n_vectors, k):
     assert_float32_product(outer(a, b), a.T, b)
 
 
-def test_a_shared_counter_hands_out_every_unit_once():
-    """Two calls sharing one counter (as two threads do) write every column once, the same bits as one call."""
+@pytest.mark.parametrize("threads", [2, 3, 4])
+def test_threads_share_every_unit_once(threads):
+    """On several threads every column (few rows) or row (outer) is written once, the same bits as on one."""
     a = RNG.standard_normal((50, 300)).astype(np.float32)
     b = RNG.standard_normal((300, columns(16))).astype(np.float32)
-    counter = ctypes.c_ssize_t(0)
-    first = few_rows(a, b, counter)  # claims every unit: the second call finds none left
-    second = few_rows(a, b, counter)
-    assert not np.isnan(first).any() and np.isnan(second).all()
-    np.testing.assert_array_equal(first, few_rows(a, b))
+    np.testing.assert_array_equal(few_rows(a, b, threads), few_rows(a, b))
+    tall = RNG.standard_normal((50, 500)).astype(np.float32)
+    np.testing.assert_array_equal(outer(tall, b[:50], threads), outer(tall, b[:50]))
 
 
 # --- the MatMul adapter: which products go to these kernels, and the same answer on 1 or 2 threads --------

@@ -14,12 +14,14 @@ at ~60-90 GFLOP/s. It applies when
   - for the filter gradient, rounding a window row's taps x channels up to whole tiles at most triples the
     sums (the CNN's conv1, 5 taps x 1 channel in half tiles of 7 rows: 1.4x; a 3x3 window of 1 channel in
     half tiles of 14 rows, 16 output channels: 4.7x, left to im2col + NumPy).
-Threads (backends/parallel.py `on_threads`): one C call per thread, each with its own workspace, all
-claiming work from one shared counter: the next image (forward, input gradient) or the next fixed slice
-of the batch (filter gradient: each slice's gradient is kept apart and the slices are added in order, so
-the result does not depend on which thread ran which). This replaced slices handed out in Python, whose
-per-slice cost showed (conv2 forward, batch 50, 2 threads: 2 slices 3.32 ms, 8 slices 3.59, 16 slices
-4.55); claiming in C, a thread that starts late or runs slower simply takes fewer images.
+Threads: one C call runs on `parallel.threads()` threads of the C library (webflow/wasm/parallel.c), each
+with its own workspace, all claiming work from one counter: the next image (forward, input gradient) or
+the next fixed slice of the batch (filter gradient: each slice's gradient is kept apart and the slices are
+added in order, so the result does not depend on which thread ran which). This replaced slices handed out
+in Python, whose per-slice cost showed (conv2 forward, batch 50, 2 threads: 2 slices 3.32 ms, 8 slices
+3.59, 16 slices 4.55), and then Python's thread pool, whose worker starts 40-70 us late (conv2 forward,
+batch 50, 2 threads, min of 100 interleaved: 2.84-3.11 -> 2.76-3.04 ms); a thread that starts late or
+runs slower simply takes fewer images.
 Native builds only for now: inside Pyodide (wasm, 4-float vectors and 16 registers) the im2col path stays,
 since that is the one measured there (benchmarks/wasm).
 """
@@ -40,9 +42,9 @@ declare("wf_conv2d_direct_lanes", [], SIZE)
 declare("wf_conv2d_direct_workspace_f32", [PTR], SIZE)
 declare("wf_conv2d_direct_filter_workspace_f32", [PTR], SIZE)
 declare("wf_conv2d_direct_filter_rows", [PTR], SIZE)
-declare("wf_conv2d_direct_f32", [PTR, PTR, PTR, PTR, PTR, SIZE, PTR], INT)
-declare("wf_conv2d_direct_bias_relu_f32", [PTR, PTR, PTR, PTR, INT, PTR, PTR, SIZE, PTR], INT)
-declare("wf_conv2d_direct_filter_grad_f32", [PTR, PTR, PTR, PTR, SIZE, PTR, SIZE, PTR], INT)
+declare("wf_conv2d_direct_f32", [PTR, PTR, PTR, PTR, PTR, SIZE, SIZE], INT)
+declare("wf_conv2d_direct_bias_relu_f32", [PTR, PTR, PTR, PTR, INT, PTR, PTR, SIZE, SIZE], INT)
+declare("wf_conv2d_direct_filter_grad_f32", [PTR, PTR, PTR, PTR, SIZE, PTR, SIZE, SIZE], INT)
 
 MIN_IMAGES_PER_THREAD = 2      # conv2 of the CNN: ~0.12 ms per image per op, a thread hand-off ~0.03 ms
 FILTER_SLICES_PER_THREAD = 2  # filter gradient: fixed slices of the batch, each one's gradient summed after
@@ -73,12 +75,9 @@ def filter_grad_applies(shape: Conv2DShape) -> bool:
     return summed <= MAX_ROW_PADDING * shape.filter_width * shape.in_channels
 
 
-def _on_threads(shape: Conv2DShape, run_thread: Any) -> list:
-    """run_thread(counter address) on the threads at once (at most one per MIN_IMAGES_PER_THREAD images):
-    the C kernel on each claims the next image or slice from that shared counter until none is left."""
-    counter = ctypes.c_ssize_t(0)
-    threads = shape.batch // MIN_IMAGES_PER_THREAD if HAVE_NUMPY else 1
-    return parallel.on_threads(lambda: run_thread(ctypes.addressof(counter)), threads)
+def _threads(shape: Conv2DShape) -> int:
+    """Threads for one call: at most one per MIN_IMAGES_PER_THREAD images (one without NumPy: Pyodide)."""
+    return max(1, min(parallel.threads(), shape.batch // MIN_IMAGES_PER_THREAD)) if HAVE_NUMPY else 1
 
 
 def forward(shape: Conv2DShape, input: Any, filter: Any, out: Any, bias: Any = None,  # noqa: A002 - TF's names
@@ -86,16 +85,11 @@ def forward(shape: Conv2DShape, input: Any, filter: Any, out: Any, bias: Any = N
     """out = conv2d(input, filter) for the geometry `shape` (C-contiguous float32 arrays); with a `bias` (one
     per output channel), out = conv2d + bias and then max(out, 0) if `relu`: TensorFlow's _FusedConv2D."""
     name = "wf_conv2d_direct_f32" if bias is None else "wf_conv2d_direct_bias_relu_f32"
-    kernel, work_len = fn(name), fn("wf_conv2d_direct_workspace_f32")(ctypes.byref(shape))
+    threads, work_len = _threads(shape), fn("wf_conv2d_direct_workspace_f32")(ctypes.byref(shape))
+    work = empty(threads * work_len, dtypes.float32)  # one workspace per thread
     epilogue = () if bias is None else (ptr(bias), int(relu))
-    arguments = (ctypes.byref(shape), ptr(input), ptr(filter), *epilogue, ptr(out))
-
-    def run_thread(counter: int) -> int:
-        work = empty(work_len, dtypes.float32)
-        return kernel(*arguments, ptr(work), work_len, counter)
-
-    for status in _on_threads(shape, run_thread):
-        check(status, name)
+    check(fn(name)(ctypes.byref(shape), ptr(input), ptr(filter), *epilogue, ptr(out), ptr(work), work_len,
+                   threads), name)
     return out
 
 
@@ -120,18 +114,12 @@ def filter_grad(shape: Conv2DShape, input: Any, out_backprop: Any, filter_shape:
     The batch is cut into fixed slices (FILTER_SLICES_PER_THREAD per thread) that the threads claim; their
     gradients are added in slice order, so the sum does not depend on which thread ran which slice."""
     name = "wf_conv2d_direct_filter_grad_f32"
-    kernel, work_len = fn(name), fn("wf_conv2d_direct_filter_workspace_f32")(ctypes.byref(shape))
-    threads = min(parallel.threads(), shape.batch // MIN_IMAGES_PER_THREAD) if HAVE_NUMPY else 1
+    threads, work_len = _threads(shape), fn("wf_conv2d_direct_filter_workspace_f32")(ctypes.byref(shape))
     slices = max(1, min(threads * FILTER_SLICES_PER_THREAD, shape.batch))
     grads = empty((slices, *filter_shape), dtypes.float32)
-    arguments = (ctypes.byref(shape), ptr(input), ptr(out_backprop), ptr(grads), slices)
-
-    def run_thread(counter: int) -> int:
-        work = empty(work_len, dtypes.float32)
-        return kernel(*arguments, ptr(work), work_len, counter)
-
-    for status in _on_threads(shape, run_thread):
-        check(status, name)
+    work = empty(threads * work_len, dtypes.float32)
+    check(fn(name)(ctypes.byref(shape), ptr(input), ptr(out_backprop), ptr(grads), slices, ptr(work), work_len,
+                   threads), name)
     for part in grads[1:]:
         np.add(grads[0], part, out=grads[0])
     return grads[0]

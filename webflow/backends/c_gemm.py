@@ -6,10 +6,10 @@
                         beta, c, ldc, stride_c, batch)
 <t> is f32 (float) or f64 (double); pointers are passed as ints from c_library.address().
 
-And float32 products with a thin side (webflow/wasm/gemm_thin.c), `next` a shared counter or NULL:
+And float32 products with a thin side (webflow/wasm/gemm_thin.c), on threads of the C library (parallel.c):
     wf_gemm_thin_columns() -> n must be a multiple of it;  wf_gemm_few_rows_workspace() -> floats of `work`
-    wf_gemm_few_rows_f32(m, n, k, a, b, c, work, next)    C = A B for a few rows m
-    wf_gemm_outer_f32(m, n, k, a, b, c, next)             C = A^T B, A [k, m], for a short k
+    wf_gemm_few_rows_f32(m, n, k, a, b, c, work, threads) C = A B for a few rows m, on `threads` threads
+    wf_gemm_outer_f32(m, n, k, a, b, c, threads)          C = A^T B, A [k, m], for a short k
 """
 
 from __future__ import annotations
@@ -25,5 +25,5 @@ for _suffix, _real in (("f32", F32), ("f64", F64)):
     )
 declare("wf_gemm_thin_columns", [], SIZE)
 declare("wf_gemm_few_rows_workspace", [], SIZE)
-declare("wf_gemm_few_rows_f32", [SIZE, SIZE, SIZE, PTR, PTR, PTR, PTR, PTR], VOID)
-declare("wf_gemm_outer_f32", [SIZE, SIZE, SIZE, PTR, PTR, PTR, PTR], VOID)
+declare("wf_gemm_few_rows_f32", [SIZE, SIZE, SIZE, PTR, PTR, PTR, PTR, SIZE], VOID)
+declare("wf_gemm_outer_f32", [SIZE, SIZE, SIZE, PTR, PTR, PTR, SIZE], VOID)

@@ -7,7 +7,6 @@ The `min_size` numbers are the automatic policy (see backends/selection.py for h
 
 from __future__ import annotations
 
-import ctypes
 from typing import Any
 
 from webflow.backends import c_cast, c_elementwise, c_gemm, c_reduce, parallel  # noqa: F401  (the C signatures)
@@ -305,25 +304,13 @@ def _thin_kernel(c_suffix: str, m: int, n: int, k: int, transpose_a: bool, trans
 
 
 def _few_rows(m: int, n: int, k: int, a: Any, b: Any, out: Any) -> None:
-    kernel, work_len = fn("wf_gemm_few_rows_f32"), fn("wf_gemm_few_rows_workspace")()
-    arguments = (m, n, k, ptr(a), ptr(b), ptr(out))
-
-    def run_thread(counter: int) -> None:
-        work = empty(work_len, a.dtype)
-        kernel(*arguments, ptr(work), counter)
-
-    _on_threads(run_thread)
+    threads = parallel.threads()
+    work = empty(threads * fn("wf_gemm_few_rows_workspace")(), a.dtype)  # one workspace per thread
+    fn("wf_gemm_few_rows_f32")(m, n, k, ptr(a), ptr(b), ptr(out), ptr(work), threads)
 
 
 def _outer(m: int, n: int, k: int, a: Any, b: Any, out: Any) -> None:
-    kernel, arguments = fn("wf_gemm_outer_f32"), (m, n, k, ptr(a), ptr(b), ptr(out))
-    _on_threads(lambda counter: kernel(*arguments, counter))
-
-
-def _on_threads(run_thread: Any) -> None:
-    """run_thread(counter address) on every thread at once; the kernels claim their units from the counter."""
-    counter = ctypes.c_ssize_t(0)
-    parallel.on_threads(lambda: run_thread(ctypes.addressof(counter)))
+    fn("wf_gemm_outer_f32")(m, n, k, ptr(a), ptr(b), ptr(out), parallel.threads())
 
 
 def _dims(shape: tuple) -> str:

@@ -73,6 +73,9 @@ def declare(name: str, argtypes: list[Any], restype: Any = VOID) -> None:
     _declarations[name] = (list(argtypes), restype)
 
 
+declare("wf_parallel_workers", [], SIZE)  # worker threads the library has started (wasm/parallel.c; tests)
+
+
 def declared() -> list[str]:
     """Names of all declared kernels (for tests and `log_device_placement`)."""
     return sorted(_declarations)

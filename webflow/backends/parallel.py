@@ -5,8 +5,9 @@ cores at once. An adapter whose work splits cleanly (a convolution over a batch:
 its own) calls `split(total, run)`: `run(start, stop)` is called for consecutive slices of `range(total)`,
 on this thread and a small pool of worker threads (each takes the next slice when it is free), and the
 list of their results comes back in order. This is TensorFlow's intra-op parallelism (its Eigen thread
-pool shards a kernel's work the same way); the C kernels themselves stay single-threaded and libc-free
-(they also build for wasm).
+pool shards a kernel's work the same way). Most C kernels are single-threaded and libc-free (they also build
+for wasm); the direct convolution and the thin MatMul kernels take `threads()` and run on the C library's
+own workers instead (webflow/wasm/parallel.c), which start sooner than this pool's.
 
 How many threads: $WEBFLOW_INTRA_OP_THREADS, else $OPENBLAS_NUM_THREADS / $OMP_NUM_THREADS (the budget
 NumPy's BLAS was given), else the cores this process may use. Pyodide has no threads: always one part.
@@ -109,7 +110,7 @@ def _pool() -> Any:
 
 def on_threads(run: Callable[[], Any], count: int | None = None) -> list:
     """[run() on each of `count` threads at once (default: all of them), this one included]: for work the
-    threads share out among themselves, e.g. a C kernel whose threads claim images from a shared counter.
+    threads share out among themselves (split's slices).
     Exceptions raised on any thread propagate, after every thread has finished."""
     count = STATE.threads if count is None else max(1, min(count, STATE.threads))
     if count <= 1:

@@ -44,7 +44,7 @@ WASM_RELAXED_OUTPUT = os.path.join(HERE, "webflow_kernels_relaxed.wasm")
 RELAXED_MIN_CLANG = 16  # the first clang with the final relaxed-SIMD opcodes (f32x4.relaxed_madd = 0xfd 0x105)
 
 COMMON_FLAGS = ["-std=c11", "-O3", "-fno-math-errno", "-Wall", "-Wno-unused-function"]
-NATIVE_FLAGS = ["-fPIC", "-shared", "-fvisibility=hidden", "-ffp-contract=fast"]
+NATIVE_FLAGS = ["-fPIC", "-shared", "-fvisibility=hidden", "-ffp-contract=fast", "-pthread"]  # -pthread: parallel.c
 AVX2_FLAGS = ["-mavx2", "-mfma"]
 AVX512_FLAGS = AVX2_FLAGS + ["-mavx512f", "-mavx512vl", "-mprefer-vector-width=256"]
 VARIANT_FLAGS = {"avx512": AVX512_FLAGS, "avx2": AVX2_FLAGS, "base": []}

@@ -5,15 +5,15 @@
  *   wf_size wf_conv2d_direct_workspace_f32(s)          floats of scratch wf_conv2d_direct_f32 wants
  *   wf_size wf_conv2d_direct_filter_workspace_f32(s)   ... and wf_conv2d_direct_filter_grad_f32
  *   wf_size wf_conv2d_direct_filter_rows(s)            tile rows per window row the filter gradient sums
- *   int wf_conv2d_direct_f32(s, input, filter, output, work, work_len, next_image)
- *   int wf_conv2d_direct_bias_relu_f32(s, input, filter, bias, relu, output, work, work_len, next_image)
+ *   int wf_conv2d_direct_f32(s, input, filter, output, work, work_len, threads)
+ *   int wf_conv2d_direct_bias_relu_f32(s, input, filter, bias, relu, output, work, work_len, threads)
  *       the same, then output[..., k] += bias[k] and (relu != 0) max(output, 0) before the store: TensorFlow's
  *       _FusedConv2D, run for a Conv2D -> BiasAdd/AddV2 -> Relu chain (runtime/fusion.py)
- *   int wf_conv2d_direct_filter_grad_f32(s, input, output_grad, filter_grads, slices, work, work_len, next_slice)
+ *   int wf_conv2d_direct_filter_grad_f32(s, input, output_grad, filter_grads, slices, work, work_len, threads)
  *       filter_grads[i] = the filter gradient of slice i of the batch (images batch*i/slices up to
  *       batch*(i+1)/slices): fixed slices, so their sum in order is the same whatever thread ran which.
- * Threads: every thread of one call passes its own work and the same counter (next_image / next_slice, set
- * to 0), and claims images or slices from it until none is left (wf_next_unit); NULL runs them all.
+ * Threads: each call runs on `threads` threads (wf_run_parallel, parallel.c), `work` holding a workspace of
+ * work_len floats for each; they claim images or slices from a counter until none is left (wf_next_unit).
  * The gradient of the input needs no kernel of its own: for stride 1 it is this convolution of the
  * output gradient with the filter flipped in space and transposed in channels (backends/c_conv_direct.py).
  *
@@ -87,17 +87,11 @@ static int valid_direct_shape(const wf_conv2d_shape *s) {
            s->pad_left >= 0 && s->out_height >= 1 && s->out_width >= 1;
 }
 
-/* The rows-tile walk over one padded image: the window's taps, the input channels, filter rows of K. Without
- * horizontal dilation a window row's taps and channels are consecutive floats, in the image as in the filter,
- * so the walk takes them as one run of "channels": a 1-channel layer (conv1) then sums 5 floats per loop,
- * not 5 loops of 1 (forward, batch 50, one thread: 1.13 -> 0.70 ms). */
+/* The rows-tile walk over one padded image: the window's taps, the input channels, filter rows of K.
+ * forward_columns narrows it to the tap columns a tile needs. */
 static rows_walk window_walk(const wf_conv2d_shape *s) {
     rows_walk g = {s->filter_height, s->filter_width, s->dilation_height * padded_width(s) * s->in_channels,
-                   s->dilation_width * s->in_channels, s->in_channels, s->out_channels, NULL, 0};
-    if (s->dilation_width == 1) {
-        g.taps_right = 1;
-        g.channels = s->filter_width * s->in_channels;
-    }
+                   s->dilation_width * s->in_channels, s->in_channels, s->out_channels, 0, NULL, 0};
     return g;
 }
 
@@ -114,29 +108,110 @@ static void image_tap_rows(const wf_conv2d_shape *s, wf_size top, wf_size bottom
     *stop = b;
 }
 
-/* All output pixels of one padded image, for output channels [co, co + vecs * LANES). */
-static void forward_image(const wf_conv2d_shape *s, const rows_walk *image_walk, const float *padded,
-                          const float *filter, float *output, wf_size co, wf_size vecs) {
+/* The window tap columns [*first, *stop) that reach the image from output column j. */
+static void image_tap_columns(const wf_conv2d_shape *s, wf_size j, wf_size *first, wf_size *stop) {
+    wf_size a = 0, b = s->filter_width;
+    while (a < b && j * s->stride_width + a * s->dilation_width < s->pad_left) ++a;
+    while (b > a && j * s->stride_width + (b - 1) * s->dilation_width >= s->pad_left + s->in_width) --b;
+    *first = a;
+    *stop = b;
+}
+
+/* Returns right: output columns [left, right) all reach the image at tap columns [*first, *stop), and
+ * column right (if any) at others. */
+static wf_size same_tap_columns(const wf_conv2d_shape *s, wf_size left, wf_size *first, wf_size *stop) {
+    wf_size right = left + 1, next_first, next_stop;
+    image_tap_columns(s, left, first, stop);
+    while (right < s->out_width) {
+        image_tap_columns(s, right, &next_first, &next_stop);
+        if (next_first != *first || next_stop != *stop) break;
+        ++right;
+    }
+    return right;
+}
+
+/* Tiles that take only some tap columns need one loop set-up per tap row for fewer sums: with 1-channel
+ * runs of 3 or 4 floats that set-up outweighs the skipped taps (conv1 forward, batch 50, one thread: 0.50
+ * -> 0.55 ms), so layers with fewer input channels than this keep whole window rows. */
+#define COLUMN_GROUP_MIN_CHANNELS 4
+
+/* Whether forward_image tiles each group of same_tap_columns apart: when the layer has the channels, and
+ * every group has at least a tile of pixels (a smaller group would fall back to one-pixel tiles). */
+static int tiles_by_tap_columns(const wf_conv2d_shape *s, wf_size tile) {
+    if (s->in_channels < COLUMN_GROUP_MIN_CHANNELS) return 0;
+    wf_size first, stop;
+    for (wf_size left = 0, right; left < s->out_width; left = right) {
+        right = same_tap_columns(s, left, &first, &stop);
+        if ((right - left) * s->out_height < tile) return 0;
+    }
+    return 1;
+}
+
+/* The output pixels of columns [left, right) of one padded image, for output channels [co, co + vecs *
+ * LANES), summing tap columns [b0, b1) of each window row: tiles of `tile` pixels, row by row across the
+ * columns. Inlined into its two callers: called, conv1's forward (14-pixel tiles, 5-float sums) lost 10%. */
+ALWAYS_INLINE void forward_columns(const wf_conv2d_shape *s, const rows_walk *image_walk, const float *padded,
+                                   const float *filter, float *output, wf_size co, wf_size vecs, wf_size tile,
+                                   wf_size left, wf_size right, wf_size b0, wf_size b1) {
     rows_walk walk = *image_walk;
     if (walk.bias) walk.bias += co;
-    wf_size pixels = s->out_height * s->out_width, pw = padded_width(s), rows = TILE_ROWS(vecs);
-    wf_size tile = pixels >= rows ? rows : 1, tap_filter_row = s->filter_width * s->in_channels * s->out_channels;
+    wf_size C = s->in_channels, K = s->out_channels, width = right - left, pixels = s->out_height * width;
+    wf_size pw = padded_width(s), tap_filter_row = s->filter_width * C * K;
+    if (s->dilation_width == 1) {
+        /* A window row's taps and channels are consecutive floats, in the image as in the filter, so the walk
+         * takes them as one run of "channels": a 1-channel layer (conv1) then sums 5 floats per loop, not 5
+         * loops of 1 (forward, batch 50, one thread: 1.13 -> 0.70 ms). */
+        walk.taps_right = 1;
+        walk.channels = (b1 - b0) * C;
+    } else {
+        walk.taps_right = b1 - b0;
+    }
+    walk.w_row_skip = tap_filter_row - (b1 - b0) * C * K;
+    filter += b0 * C * K + co;
+    const float *columns_start = padded + b0 * s->dilation_width * C;
+    wf_size window_next_row = (s->stride_height * pw - width * s->stride_width) * C;
     const float *window[TILE_ACCUMULATORS];
     float *out[TILE_ACCUMULATORS];
     for (wf_size first = 0; first < pixels; first += tile) {
         wf_size start = WF_MIN(first, pixels - tile);  /* a ragged last tile moves back */
-        wf_size a, stop;
-        image_tap_rows(s, start / s->out_width, (start + tile - 1) / s->out_width, &a, &stop);
+        wf_size a, stop, i = start / width, j = start % width;
+        image_tap_rows(s, i, (start + tile - 1) / width, &a, &stop);
         walk.taps_down = stop - a;  /* 0 (all padding): the sum is 0, the store still runs */
-        /* pixel start + p is (i, j); stepping j instead of dividing: conv1 (1 channel, 25 taps) spent as long
-         * dividing as summing */
-        for (wf_size p = 0, i = start / s->out_width, j = start % s->out_width; p < tile; ++p, ++j) {
-            if (j == s->out_width) j = 0, ++i;
-            window[p] = padded + (i * s->stride_height * pw + j * s->stride_width) * s->in_channels +
-                        a * walk.tap_down;
-            out[p] = output + (start + p) * s->out_channels + co;
+        const float *window_at = columns_start + (i * s->stride_height * pw + (left + j) * s->stride_width) * C +
+                                 a * walk.tap_down;
+        float *out_at = output + (i * s->out_width + left + j) * K + co;
+        /* stepping the pointers, not dividing per pixel: conv1 (1 channel, 25 taps) spent as long dividing as
+         * summing */
+        for (wf_size p = 0; p < tile; ++p, ++j) {
+            if (j == width) {
+                j = 0;
+                window_at += window_next_row;
+                out_at += (s->out_width - width) * K;
+            }
+            window[p] = window_at;
+            out[p] = out_at;
+            window_at += s->stride_width * C;
+            out_at += K;
         }
-        rows_tiles(&walk, window, filter + a * tap_filter_row + co, out, (int)tile, vecs);
+        rows_tiles(&walk, window, filter + a * tap_filter_row, out, (int)tile, vecs);
+    }
+}
+
+/* All output pixels of one padded image, for output channels [co, co + vecs * LANES). The output columns
+ * whose windows reach the image at the same taps are tiled together, so a tile leaves out the tap columns
+ * over the zero padding as image_tap_rows leaves out tap rows: for 5x5 SAME on 14 x 14, a row of 7-pixel
+ * tiles sums 61 of its 70 (pixel, tap column) pairs, not 70. Conv2 at batch 50, one thread, best of 200
+ * interleaved: forward 5.21-5.23 -> 5.01-5.03 ms, input gradient (14-pixel tiles) 4.98 -> 4.60-4.74. */
+static void forward_image(const wf_conv2d_shape *s, const rows_walk *walk, const float *padded,
+                          const float *filter, float *output, wf_size co, wf_size vecs) {
+    wf_size rows = TILE_ROWS(vecs), tile = s->out_height * s->out_width >= rows ? rows : 1, b0, b1;
+    if (!tiles_by_tap_columns(s, tile)) {
+        forward_columns(s, walk, padded, filter, output, co, vecs, tile, 0, s->out_width, 0, s->filter_width);
+        return;
+    }
+    for (wf_size left = 0, right; left < s->out_width; left = right) {
+        right = same_tap_columns(s, left, &b0, &b1);
+        forward_columns(s, walk, padded, filter, output, co, vecs, tile, left, right, b0, b1);
     }
 }
 
@@ -144,33 +219,50 @@ WF_EXPORT wf_size wf_conv2d_direct_workspace_f32(const wf_conv2d_shape *s) {
     return padded_height(s) * padded_width(s) * s->in_channels;
 }
 
-static int direct_forward(const wf_conv2d_shape *s, const float *input, const float *filter, const float *bias,
-                          int relu, float *output, float *work, wf_size work_len, wf_size *next_image) {
-    if (!valid_direct_shape(s)) return WF_BAD_ARGUMENT;
-    if (work_len < wf_conv2d_direct_workspace_f32(s)) return WF_WORKSPACE_TOO_SMALL;
+/* One forward call, shared out over threads by wf_run_parallel: thread t pads its images in workspace t. */
+typedef struct {
+    const wf_conv2d_shape *s;
+    const float *input, *filter, *bias;
+    int relu;
+    float *output, *work;
+    wf_size work_len, next_image;
+} forward_job;
+
+static void forward_thread(void *context, wf_size thread) {
+    forward_job *job = context;
+    const wf_conv2d_shape *s = job->s;
+    float *work = job->work + thread * job->work_len;
     rows_walk g = window_walk(s);
-    g.bias = bias;
-    g.relu = relu;
+    g.bias = job->bias;
+    g.relu = job->relu;
     wf_size vecs = tile_vecs(s->out_channels);
     wf_size image = s->in_height * s->in_width * s->in_channels, out_image = s->out_height * s->out_width * s->out_channels;
     zero_padded(s, work, 0);
-    for (wf_size n = wf_next_unit(next_image, -1); n < s->batch; n = wf_next_unit(next_image, n)) {
-        pad_image(s, input + n * image, work);
+    for (wf_size n = wf_next_unit(&job->next_image); n < s->batch; n = wf_next_unit(&job->next_image)) {
+        pad_image(s, job->input + n * image, work);
         for (wf_size co = 0; co < s->out_channels; co += vecs * LANES)
-            forward_image(s, &g, work, filter, output + n * out_image, co, vecs);
+            forward_image(s, &g, work, job->filter, job->output + n * out_image, co, vecs);
     }
+}
+
+static int direct_forward(const wf_conv2d_shape *s, const float *input, const float *filter, const float *bias,
+                          int relu, float *output, float *work, wf_size work_len, wf_size threads) {
+    if (!valid_direct_shape(s) || threads < 1) return WF_BAD_ARGUMENT;
+    if (work_len < wf_conv2d_direct_workspace_f32(s)) return WF_WORKSPACE_TOO_SMALL;
+    forward_job job = {s, input, filter, bias, relu, output, work, work_len, 0};
+    wf_run_parallel(forward_thread, &job, threads);
     return WF_OK;
 }
 
 WF_EXPORT int wf_conv2d_direct_f32(const wf_conv2d_shape *s, const float *input, const float *filter, float *output,
-                                   float *work, wf_size work_len, wf_size *next_image) {
-    return direct_forward(s, input, filter, NULL, 0, output, work, work_len, next_image);
+                                   float *work, wf_size work_len, wf_size threads) {
+    return direct_forward(s, input, filter, NULL, 0, output, work, work_len, threads);
 }
 
 WF_EXPORT int wf_conv2d_direct_bias_relu_f32(const wf_conv2d_shape *s, const float *input, const float *filter,
                                              const float *bias, int relu, float *output, float *work,
-                                             wf_size work_len, wf_size *next_image) {
-    return direct_forward(s, input, filter, bias, relu, output, work, work_len, next_image);
+                                             wf_size work_len, wf_size threads) {
+    return direct_forward(s, input, filter, bias, relu, output, work, work_len, threads);
 }
 
 /* --- filter gradient: grad[a, b, c][co] += sum_pixels window_pixel[a, b, c] * output_grad[pixel, co] -------
@@ -284,15 +376,31 @@ static void filter_grad_images(const wf_conv2d_shape *s, const float *input, con
     }
 }
 
+/* One filter-gradient call, shared out over threads by wf_run_parallel: thread t sums in workspace t. */
+typedef struct {
+    const wf_conv2d_shape *s;
+    const float *input, *output_grad;
+    float *filter_grads, *work;
+    wf_size slices, work_len, next_slice;
+} filter_grad_job;
+
+static void filter_grad_thread(void *context, wf_size thread) {
+    filter_grad_job *job = context;
+    const wf_conv2d_shape *s = job->s;
+    wf_size filter_size = s->filter_height * s->filter_width * s->in_channels * s->out_channels;
+    for (wf_size i = wf_next_unit(&job->next_slice); i < job->slices; i = wf_next_unit(&job->next_slice)) {
+        filter_grad_images(s, job->input, job->output_grad, job->filter_grads + i * filter_size,
+                           job->work + thread * job->work_len, s->batch * i / job->slices,
+                           s->batch * (i + 1) / job->slices);
+    }
+}
+
 WF_EXPORT int wf_conv2d_direct_filter_grad_f32(const wf_conv2d_shape *s, const float *input, const float *output_grad,
                                                float *filter_grads, wf_size slices, float *work, wf_size work_len,
-                                               wf_size *next_slice) {
-    if (!valid_direct_shape(s) || slices < 1) return WF_BAD_ARGUMENT;
+                                               wf_size threads) {
+    if (!valid_direct_shape(s) || slices < 1 || threads < 1) return WF_BAD_ARGUMENT;
     if (work_len < wf_conv2d_direct_filter_workspace_f32(s)) return WF_WORKSPACE_TOO_SMALL;
-    wf_size filter_size = s->filter_height * s->filter_width * s->in_channels * s->out_channels;
-    for (wf_size i = wf_next_unit(next_slice, -1); i < slices; i = wf_next_unit(next_slice, i)) {
-        filter_grad_images(s, input, output_grad, filter_grads + i * filter_size, work, s->batch * i / slices,
-                           s->batch * (i + 1) / slices);
-    }
+    filter_grad_job job = {s, input, output_grad, filter_grads, work, slices, work_len, 0};
+    wf_run_parallel(filter_grad_thread, &job, threads);
     return WF_OK;
 }

@@ -1,12 +1,13 @@
 /* gemm_thin.c: float32 matrix products with one thin side, summed from the row-major operands as they are.
  *
- * Exports (row-major, contiguous; `next` is a counter the threads of one call share, set to 0, or NULL):
+ * Exports (row-major, contiguous; each call runs on `threads` threads, wf_run_parallel in parallel.c):
  *   wf_size wf_gemm_thin_columns(void)        n must be a multiple of this, for both kernels
- *   wf_size wf_gemm_few_rows_workspace(void)  floats of scratch each thread passes to wf_gemm_few_rows_f32
- *   void wf_gemm_few_rows_f32(m, n, k, a, b, c, work, next)   C[m,n] = A[m,k] B[k,n], for a few rows m
- *   void wf_gemm_outer_f32(m, n, k, a, b, c, next)            C[m,n] = A^T B with A [k,m], B [k,n], for a
- *       short k: the sum of k outer products
- * Threads claim units of columns (few rows) or of rows (outer) from the counter (wf_next_unit); every C
+ *   wf_size wf_gemm_few_rows_workspace(void)  floats of scratch per thread for wf_gemm_few_rows_f32
+ *   void wf_gemm_few_rows_f32(m, n, k, a, b, c, work, threads)   C[m,n] = A[m,k] B[k,n], for a few rows m;
+ *       work holds threads workspaces
+ *   void wf_gemm_outer_f32(m, n, k, a, b, c, threads)            C[m,n] = A^T B with A [k,m], B [k,n], for
+ *       a short k: the sum of k outer products
+ * Threads claim units of columns (few rows) or of rows (outer) from a counter (wf_next_unit); every C
  * element is one thread's sum over k in order, so the result does not depend on which thread ran what.
  *
  * Why: a dense layer at a small batch. The Deep MNIST CNN's fc1 at batch 50 is 50 x 3136 times 3136 x 1024
@@ -72,11 +73,22 @@ static void few_rows_tiles(const float *a, wf_size k, const float *strip, float 
     }
 }
 
-WF_EXPORT void wf_gemm_few_rows_f32(wf_size m, wf_size n, wf_size k, const float *a, const float *b, float *c,
-                                    float *work, wf_size *next) {
+/* One product's operands and the counter its threads claim units from (both kernels). */
+typedef struct {
+    wf_size m, n, k;
+    const float *a, *b;
+    float *c, *work;
+    wf_size next;
+} product_job;
+
+static void few_rows_thread(void *context, wf_size thread) {
+    product_job *job = context;
+    wf_size m = job->m, n = job->n, k = job->k;
+    const float *a = job->a, *b = job->b;
+    float *c = job->c, *work = job->work + thread * wf_gemm_few_rows_workspace();
     wf_size strips = n / FEW_COLUMNS, units = (strips + STRIPS_PER_UNIT - 1) / STRIPS_PER_UNIT;
     wf_size tiles = (m + FEW_ROWS - 1) / FEW_ROWS;
-    for (wf_size u = wf_next_unit(next, -1); u < units; u = wf_next_unit(next, u)) {
+    for (wf_size u = wf_next_unit(&job->next); u < units; u = wf_next_unit(&job->next)) {
         wf_size last_strip = WF_MIN(strips, (u + 1) * STRIPS_PER_UNIT);
         for (wf_size k0 = 0; k0 < k; k0 += K_BLOCK) {
             wf_size steps = WF_MIN(K_BLOCK, k - k0);
@@ -92,6 +104,12 @@ WF_EXPORT void wf_gemm_few_rows_f32(wf_size m, wf_size n, wf_size k, const float
             }
         }
     }
+}
+
+WF_EXPORT void wf_gemm_few_rows_f32(wf_size m, wf_size n, wf_size k, const float *a, const float *b, float *c,
+                                    float *work, wf_size threads) {
+    product_job job = {m, n, k, a, b, c, work, 0};
+    wf_run_parallel(few_rows_thread, &job, threads);
 }
 
 /* --- outer: c[r][v] = sum over i < k of a[i * m + r] * b[i * n + v] ------------------------------------- */
@@ -125,14 +143,22 @@ static void outer_product_tiles(const float *a, wf_size m, const float *b, wf_si
     }
 }
 
-WF_EXPORT void wf_gemm_outer_f32(wf_size m, wf_size n, wf_size k, const float *a, const float *b, float *c,
-                                 wf_size *next) {
+static void outer_thread(void *context, wf_size thread) {
+    product_job *job = context;
+    wf_size m = job->m, n = job->n, k = job->k;
     wf_size tiles = (m + OUTER_ROWS - 1) / OUTER_ROWS, units = (tiles + TILES_PER_UNIT - 1) / TILES_PER_UNIT;
-    for (wf_size u = wf_next_unit(next, -1); u < units; u = wf_next_unit(next, u)) {
+    (void)thread;
+    for (wf_size u = wf_next_unit(&job->next); u < units; u = wf_next_unit(&job->next)) {
         for (wf_size t = u * TILES_PER_UNIT; t < WF_MIN(tiles, (u + 1) * TILES_PER_UNIT); ++t) {
             wf_size row = tile_start(m, tiles, t), rows = tile_start(m, tiles, t + 1) - row;
             for (wf_size column = 0; column < n; column += OUTER_COLUMNS)
-                outer_product_tiles(a + row, m, b + column, n, c + row * n + column, k, rows);
+                outer_product_tiles(job->a + row, m, job->b + column, n, job->c + row * n + column, k, rows);
         }
     }
+}
+
+WF_EXPORT void wf_gemm_outer_f32(wf_size m, wf_size n, wf_size k, const float *a, const float *b, float *c,
+                                 wf_size threads) {
+    product_job job = {m, n, k, a, b, c, NULL, 0};
+    wf_run_parallel(outer_thread, &job, threads);
 }

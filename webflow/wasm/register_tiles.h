@@ -48,11 +48,12 @@ static inline wf_size tile_vecs(wf_size columns) {
 
 /* --- rows tile ----------------------------------------------------------------------------------------
  * out[p][v] = sum over taps (a, b) and channels c of row[p][a * tap_down + b * tap_right + c] * w[(a, b, c)][v],
- * where w advances `w_stride` floats per (tap, channel): row[p] is pixel p's window in the padded image. */
+ * where w advances `w_stride` floats per (tap, channel), and `w_row_skip` more after each row of taps (the
+ * filter's taps a tile leaves out, conv_direct.c): row[p] is pixel p's window in the padded image. */
 typedef struct {
     wf_size taps_down, taps_right;  /* window size */
     wf_size tap_down, tap_right;    /* floats between vertically / horizontally neighbouring taps */
-    wf_size channels, w_stride;
+    wf_size channels, w_stride, w_row_skip;
     const float *bias;              /* NULL, or added to out[p] (bias[v * LANES ...]) before the store */
     int relu;                       /* then max(out, 0) (NaN stays NaN, as wf_relu_f32) */
 } rows_walk;
@@ -82,6 +83,7 @@ ALWAYS_INLINE void rows_tile(const rows_walk *g, const float *const *row, const 
                 }
             }
         }
+        w += g->w_row_skip;
     }
     for (int p = 0; p < rows; ++p)
         for (int v = 0; v < vecs; ++v) store(out[p] + v * LANES, bias_relu(g, acc[p][v], v));

@@ -36,11 +36,24 @@ typedef ptrdiff_t wf_size;
 /* The next unit of work (an image, a slice of a batch) for a kernel that several threads run at once on
  * one call's data: each thread claims units from a counter they share until it passes the last, so a thread
  * on a slower core simply runs fewer units. Natively an atomic add; wasm without threads lowers it to a
- * plain one. Without a counter (NULL) the caller runs every unit: the one after `previous`. Loop with
- *   for (wf_size n = wf_next_unit(next, -1); n < units; n = wf_next_unit(next, n)) ... */
-static inline wf_size wf_next_unit(wf_size *next, wf_size previous) {
-    return next ? __atomic_fetch_add(next, 1, __ATOMIC_RELAXED) : previous + 1;
+ * plain one. Loop with
+ *   for (wf_size n = wf_next_unit(&job->next); n < units; n = wf_next_unit(&job->next)) ... */
+static inline wf_size wf_next_unit(wf_size *next) { return __atomic_fetch_add(next, 1, __ATOMIC_RELAXED); }
+
+/* A kernel that shares one call's work out over threads: task(job, t) for t = 0 .. threads-1 at once, t = 0
+ * on the calling thread (parallel.c: the native library's worker threads; in wasm the caller alone). The
+ * task claims its units from a counter in the job (wf_next_unit), so any number of threads finishes it. */
+typedef void (*wf_task)(void *job, wf_size thread);
+#if defined(__wasm__) || defined(_WIN32)
+/* No threads: the caller runs the whole job. Inline, so wasm calls the task directly and the module needs
+ * no function table (its four imports stay memory, stack pointer, memory base and table base). */
+static inline void wf_run_parallel(wf_task task, void *job, wf_size threads) {
+    (void)threads;
+    task(job, 0);
 }
+#else
+void wf_run_parallel(wf_task task, void *job, wf_size threads);
+#endif
 
 #define WF_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define WF_MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -1,0 +1,75 @@
+"""parallel.c, the C library's worker threads: a kernel split over them gives the same bits as one thread,
+whatever the thread count; several Python threads may call at once (a caller that finds the pool busy runs
+its job alone); and a forked child, which has none of its parent's workers, still finishes its calls."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import threading
+
+import numpy as np
+import pytest
+from c_helpers import require_c_library
+
+from webflow.backends import c_gemm  # noqa: F401  (declares the signatures)
+from webflow.backends import c_library as c
+
+require_c_library()
+
+RNG = np.random.default_rng(5)
+A = RNG.standard_normal((50, 700)).astype(np.float32)
+B = RNG.standard_normal((700, 8 * 64)).astype(np.float32)
+
+
+def product(threads: int) -> np.ndarray:
+    """A @ B by wf_gemm_few_rows_f32 on `threads` threads (NaN where nothing was written)."""
+    out = np.full((A.shape[0], B.shape[1]), np.nan, np.float32)
+    work = np.empty(threads * c.function("wf_gemm_few_rows_workspace")(), np.float32)
+    c.function("wf_gemm_few_rows_f32")(A.shape[0], B.shape[1], A.shape[1], c.address(A), c.address(B),
+                                        c.address(out), c.address(work), threads)
+    return out
+
+
+def test_workers_start_and_give_one_threads_bits():
+    one = product(1)
+    np.testing.assert_allclose(one, A.astype(np.float64) @ B, rtol=1e-4, atol=1e-3)
+    for threads in (2, 3, 5):
+        np.testing.assert_array_equal(product(threads), one)
+    assert c.function("wf_parallel_workers")() >= 4   # 5 threads: the caller and 4 workers
+
+
+def test_python_threads_may_call_at_once():
+    expected = product(1)
+    failures: list = []
+
+    def call_repeatedly() -> None:
+        for _ in range(20):
+            got = product(2)
+            if not np.array_equal(got, expected):
+                failures.append(np.nanmax(np.abs(got - expected)))
+
+    callers = [threading.Thread(target=call_repeatedly) for _ in range(4)]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join(timeout=120)
+    assert not any(caller.is_alive() for caller in callers), "a call never returned"
+    assert failures == []
+
+
+def _child(results: multiprocessing.Queue) -> None:
+    results.put(product(2))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork")
+def test_a_forked_child_runs_without_its_parents_workers():
+    expected = product(2)  # the parent's workers are started (and may be polling) at the fork
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=_child, args=(results,))
+    child.start()
+    got = results.get(timeout=120)
+    child.join(timeout=120)
+    assert child.exitcode == 0
+    np.testing.assert_array_equal(got, expected)
