@@ -146,3 +146,25 @@ def test_the_fused_2x2_case_is_tiled_and_checked_against_the_reference():
     fused = np.full(x.shape, np.nan, np.float32)
     assert c.function("wf_max_pool_grad_relu_f32")(ctypes.byref(s), c.address(x), c.address(dy), c.address(fused)) == 0
     np.testing.assert_allclose(fused, np.where(x > 0, reference(x, dy, s)[2], 0), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("ksize, strides, padding", [((2, 2), (2, 2), "VALID"), ((3, 3), (2, 2), "SAME")])
+def test_threaded_max_pool_passes_match_the_reference(threads, ksize, strides, padding):
+    # 11 images: units of 4 images (wasm/pool.c) with a short last one; the tiled 2x2 path and the general one
+    x = RNG.standard_normal((11, 8, 6, 5)).astype(np.float32)
+    s = conv2d_shape(x.shape, ksize, 5, strides, (1, 1), padding)
+    pooled = (11, s.out_height, s.out_width, 5)
+    dy = RNG.standard_normal(pooled).astype(np.float32)
+    out, grad, fused = np.full(pooled, np.nan, np.float32), np.full(x.shape, np.nan, np.float32), np.full(
+        x.shape, np.nan, np.float32)
+    shape = ctypes.byref(s)
+    assert c.function("wf_max_pool_parallel_f32")(shape, c.address(x), c.address(out), threads) == 0
+    assert c.function("wf_max_pool_grad_parallel_f32")(shape, c.address(x), c.address(dy), c.address(grad), 0,
+                                                       threads) == 0
+    assert c.function("wf_max_pool_grad_parallel_f32")(shape, c.address(x), c.address(dy), c.address(fused), 1,
+                                                       threads) == 0
+    max_out, _, max_grad, _ = reference(x, dy, s)
+    np.testing.assert_array_equal(out, max_out.astype(np.float32))  # a max is exact
+    np.testing.assert_allclose(grad, max_grad, rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(fused, np.where(x > 0, grad, np.float32(0)))

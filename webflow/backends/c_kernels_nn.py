@@ -49,6 +49,7 @@ def _unravel(flat_index: int, shape: tuple) -> tuple:
     return tuple(reversed(position))
 INDEX_SUFFIX = {"int32": "i32", "int64": "i64"}
 _MIN_IMAGES_PER_THREAD = 4  # below this a conv is too small for a thread hand-off to pay
+_MIN_POOL_IMAGES = 8  # MaxPool: ~5 us an image (conv1's, 28x28x32), so fewer per thread do not pay a hand-off
 
 
 # --- convolution geometry ---------------------------------------------------------------------------
@@ -234,46 +235,35 @@ def _pooled(shape: Conv2DShape) -> tuple:
 
 @c_kernel("MaxPool", dtypes=F32, min_size=8192)
 def max_pool(x: Any, **attrs: Any) -> Any:
-    """wf_max_pool_f32: y = max over each window (TF: starts at the lowest finite float)."""
+    """wf_max_pool_parallel_f32: y = max over each window (TF: starts at the lowest finite float)."""
     suffix(x, F32)
     shape = _pool_geometry(x.shape, attrs)
     out = empty(_pooled(shape), dtypes.float32)
-    x = contiguous(x)  # held here: the slices read it through its address
-    kernel, x_at, out_at = fn("wf_max_pool_f32"), ptr(x), ptr(out)
-    image, pooled = 4 * prod(x.shape[1:]), 4 * prod(out.shape[1:])
-
-    def run(start: int, stop: int) -> int:  # images are independent: split over threads (backends/parallel.py)
-        part = Conv2DShape.from_buffer_copy(shape)
-        part.batch = stop - start
-        return kernel(ctypes.byref(part), x_at + start * image, out_at + start * pooled)
-
-    for status in parallel.split(shape.batch, run, min_part=_MIN_IMAGES_PER_THREAD * 4):
-        check(status, "max_pool")
+    x = contiguous(x)  # a name holds the copy while C reads it (a bare ptr(contiguous(x)) frees it first)
+    check(fn("wf_max_pool_parallel_f32")(ctypes.byref(shape), ptr(x), ptr(out), _pool_threads(shape)), "max_pool")
     return out
 
 
 @c_kernel("MaxPoolGrad", dtypes=F32, min_size=8192)
 def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, *, relu: bool = False, **attrs: Any) -> Any:
-    """wf_max_pool_grad_f32: each window's gradient goes to its first maximal input cell. With `relu`
+    """wf_max_pool_grad_parallel_f32: each window's gradient goes to its first maximal input cell. With `relu`
     (runtime/fusion.py), then ReluGrad with orig_input as the features: 0 where orig_input <= 0."""
     suffix(orig_input, F32)
     shape = _pool_geometry(orig_input.shape, attrs)
     if orig_output.shape != _pooled(shape) or grad.shape != _pooled(shape) or grad.dtype != orig_input.dtype:
         raise Unsupported("shapes")
     out = empty(orig_input.shape, dtypes.float32)
-    orig_input, grad = contiguous(orig_input), contiguous(grad)  # held here: the slices read them by address
-    name = "wf_max_pool_grad_relu_f32" if relu else "wf_max_pool_grad_f32"
-    kernel, x_at, grad_at, out_at = fn(name), ptr(orig_input), ptr(grad), ptr(out)
-    image, pooled = 4 * prod(orig_input.shape[1:]), 4 * prod(grad.shape[1:])
-
-    def run(start: int, stop: int) -> int:  # images are independent: split over threads (backends/parallel.py)
-        part = Conv2DShape.from_buffer_copy(shape)
-        part.batch = stop - start
-        return kernel(ctypes.byref(part), x_at + start * image, grad_at + start * pooled, out_at + start * image)
-
-    for status in parallel.split(shape.batch, run, min_part=_MIN_IMAGES_PER_THREAD * 4):
-        check(status, "max_pool_grad")
+    orig_input, grad = contiguous(orig_input), contiguous(grad)  # held here while C reads them
+    status = fn("wf_max_pool_grad_parallel_f32")(ctypes.byref(shape), ptr(orig_input), ptr(grad), ptr(out),
+                                                 int(relu), _pool_threads(shape))
+    check(status, "max_pool_grad")
     return out
+
+
+def _pool_threads(shape: Conv2DShape) -> int:
+    """Threads of the C library for a MaxPool pass: images are independent, each thread claims 4 at a time
+    (wasm/pool.c); at least _MIN_POOL_IMAGES images per thread, as a hand-off costs ~20 us, ~4 images' work."""
+    return max(1, min(parallel.threads(), shape.batch // _MIN_POOL_IMAGES)) if HAVE_NUMPY else 1
 
 
 @c_kernel("AvgPool", dtypes=F32, min_size=8192)

@@ -9,12 +9,14 @@ and return 0 (WF_OK) or -1 (bad argument):
     wf_avg_pool_f32(shape, input, output)                       AvgPool (SAME: mean of in-bounds pixels)
     wf_avg_pool_grad_f32(shape, output_grad, input_grad)        AvgPoolGrad
     wf_max_pool_grad_grad_f32(shape, input, grad, output)       MaxPoolGradGrad (grad shaped as the input)
-each also as _f64 (double buffers).
+each also as _f64 (double buffers). And float32 MaxPool passes on the C library's threads (wasm/parallel.c):
+    wf_max_pool_parallel_f32(shape, input, output, threads)
+    wf_max_pool_grad_parallel_f32(shape, input, output_grad, input_grad, relu, threads)
 """
 
 from __future__ import annotations
 
-from webflow.backends.c_library import INT, PTR, declare
+from webflow.backends.c_library import INT, PTR, SIZE, declare
 
 for _suffix in ("f32", "f64"):  # the same kernels in float and double (pool_template.h)
     declare(f"wf_max_pool_{_suffix}", [PTR, PTR, PTR], INT)
@@ -23,3 +25,5 @@ for _suffix in ("f32", "f64"):  # the same kernels in float and double (pool_tem
     declare(f"wf_max_pool_grad_grad_{_suffix}", [PTR, PTR, PTR, PTR], INT)
     declare(f"wf_avg_pool_{_suffix}", [PTR, PTR, PTR], INT)
     declare(f"wf_avg_pool_grad_{_suffix}", [PTR, PTR, PTR], INT)
+declare("wf_max_pool_parallel_f32", [PTR, PTR, PTR, SIZE], INT)
+declare("wf_max_pool_grad_parallel_f32", [PTR, PTR, PTR, PTR, INT, SIZE], INT)

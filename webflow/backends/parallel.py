@@ -6,8 +6,8 @@ its own) calls `split(total, run)`: `run(start, stop)` is called for consecutive
 on this thread and a small pool of worker threads (each takes the next slice when it is free), and the
 list of their results comes back in order. This is TensorFlow's intra-op parallelism (its Eigen thread
 pool shards a kernel's work the same way). Most C kernels are single-threaded and libc-free (they also build
-for wasm); the direct convolution and the thin MatMul kernels take `threads()` and run on the C library's
-own workers instead (webflow/wasm/parallel.c), which start sooner than this pool's.
+for wasm); the direct convolution, the thin MatMul kernels and MaxPool(Grad) take `threads()` and run on the
+C library's own workers instead (webflow/wasm/parallel.c), which start sooner than this pool's.
 
 How many threads: $WEBFLOW_INTRA_OP_THREADS, else $OPENBLAS_NUM_THREADS / $OMP_NUM_THREADS (the budget
 NumPy's BLAS was given), else the cores this process may use. Pyodide has no threads: always one part.
