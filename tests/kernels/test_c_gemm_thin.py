@@ -1,5 +1,6 @@
-"""gemm_thin.c (wf_gemm_few_rows_f32, wf_gemm_outer_f32) against float64 NumPy products, directly and
-through the MatMul adapter's policy (backends/c_kernels_math.py): ragged tiles, k across blocks, threads."""
+"""gemm_thin.c (wf_gemm_few_rows_f32, wf_gemm_outer_f32, wf_gemm_few_rows_transposed_f32) against float64
+NumPy products, directly and through the MatMul adapter's policy (backends/c_kernels_math.py): ragged tiles,
+k across blocks, threads."""
 
 from __future__ import annotations
 
@@ -45,10 +46,20 @@ def outer(a: np.ndarray, b: np.ndarray, threads: int = 1) -> np.ndarray:
     return out
 
 
+def few_rows_transposed(a: np.ndarray, b: np.ndarray, threads: int = 1) -> np.ndarray:
+    """a @ b.T, b given as [n, k]."""
+    (m, k), n = a.shape, b.shape[0]
+    out = np.full((m, n), np.nan, np.float32)
+    work = np.full(c.function("wf_gemm_few_rows_transposed_workspace")(m, k), np.nan, np.float32)
+    c.function("wf_gemm_few_rows_transposed_f32")(m, n, k, c.address(a), c.address(b), c.address(out),
+                                                   c.address(work), threads)
+    return out
+
+
 # rows: one, a tile and one more, uneven tiles (29, 50), the most the policy sends; k: across the
 # 256-row blocks of B (255, 256, 257, 600), and fc1's 3136
 @pytest.mark.parametrize("m, n_vectors, k", [(1, 1, 1), (13, 1, 255), (14, 2, 256), (15, 1, 257), (29, 3, 600),
-                                              (50, 2, 3136), (64, 1, 40)])
+                                              (50, 2, 3136), (128, 1, 40)])
 def test_few_rows_matches_the_float64_product(m, n_vectors, k):
     a = RNG.standard_normal((m, k)).astype(np.float32)
     b = RNG.standard_normal((k, columns(n_vectors))).astype(np.float32)
@@ -56,11 +67,21 @@ def test_few_rows_matches_the_float64_product(m, n_vectors, k):
 
 
 @pytest.mark.parametrize("m, n_vectors, k", [(1, 1, 1), (6, 1, 50), (7, 2, 64), (8, 1, 3), (100, 2, 50),
-                                              (3136, 1, 50)])
+                                              (3136, 1, 50), (30, 1, 128)])
 def test_outer_matches_the_float64_product(m, n_vectors, k):
     a = RNG.standard_normal((k, m)).astype(np.float32)
     b = RNG.standard_normal((k, columns(n_vectors))).astype(np.float32)
     assert_float32_product(outer(a, b), a.T, b)
+
+
+# rows of A: one, part of a vector, whole vectors, beyond one tile's vectors (65, 128: two passes);
+# rows of B (columns of C): fewer than a tile (plain sums), one tile, a last tile that overlaps, fc1's 3136
+@pytest.mark.parametrize("m, n, k", [(1, 1, 1), (3, 5, 7), (16, 7, 300), (17, 13, 64), (50, 3136, 100),
+                                     (65, 64, 33), (128, 30, 1024)])
+def test_few_rows_transposed_matches_the_float64_product(m, n, k):
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((n, k)).astype(np.float32)
+    assert_float32_product(few_rows_transposed(a, b), a, b.T)
 
 
 @pytest.mark.parametrize("threads", [2, 3, 4])
@@ -71,6 +92,8 @@ def test_threads_share_every_unit_once(threads):
     np.testing.assert_array_equal(few_rows(a, b, threads), few_rows(a, b))
     tall = RNG.standard_normal((50, 500)).astype(np.float32)
     np.testing.assert_array_equal(outer(tall, b[:50], threads), outer(tall, b[:50]))
+    rows_of_b = b.T.copy()  # [n, 300]: A B^T
+    np.testing.assert_array_equal(few_rows_transposed(a, rows_of_b, threads), few_rows_transposed(a, rows_of_b))
 
 
 # --- the MatMul adapter: which products go to these kernels, and the same answer on 1 or 2 threads --------
@@ -84,22 +107,25 @@ def automatic_backend():
     selection.set_backend(previous)
 
 
-@pytest.mark.parametrize("transpose_a", [False, True])
-def test_matmul_adapter_is_thread_count_independent(automatic_backend, transpose_a):
+# fc1 of the Deep MNIST CNN at batch 50: its forward x W, weight gradient x^T dy, input gradient dy W^T
+@pytest.mark.parametrize("a_shape, b_shape, transpose_a, transpose_b", [
+    ((50, 3136), (3136, 1024), False, False), ((50, 3136), (50, 1024), True, False),
+    ((50, 1024), (3136, 1024), False, True)])
+def test_matmul_adapter_is_thread_count_independent(automatic_backend, a_shape, b_shape, transpose_a, transpose_b):
     from webflow.backends import parallel
     from webflow.backends.c_kernels_math import matmul
 
-    a = RNG.standard_normal((50, 3136)).astype(np.float32)  # fc1's input: its forward, or its weight gradient
-    b = RNG.standard_normal((50 if transpose_a else 3136, 1024)).astype(np.float32)
+    a = RNG.standard_normal(a_shape).astype(np.float32)
+    b = RNG.standard_normal(b_shape).astype(np.float32)
     previous = parallel.threads()
     try:
         results = []
         for threads in (1, 2):
             parallel.set_threads(threads)
-            results.append(matmul(a, b, transpose_a=transpose_a, transpose_b=False))
+            results.append(matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b))
     finally:
         parallel.set_threads(previous)
-    assert_float32_product(results[0], a.T if transpose_a else a, b)
+    assert_float32_product(results[0], a.T if transpose_a else a, b.T if transpose_b else b)
     np.testing.assert_array_equal(results[0], results[1])
 
 
@@ -113,7 +139,8 @@ def test_matmul_adapter_leaves_other_products_to_numpy(automatic_backend):
         (np.ones((THIN_MAX + 1, 4096), np.float32), np.ones((4096, wide), np.float32), False, False),  # many rows
         (np.ones((THIN_MAX + 1, 4096), np.float32), np.ones((THIN_MAX + 1, wide), np.float32), True, False),
         (np.ones((50, 4096), np.float64), np.ones((4096, wide), np.float64), False, False),           # float64
-        (np.ones((50, 4096), np.float32), np.ones((wide, 4096), np.float32), False, True),            # B^T
+        (np.ones((THIN_MAX + 1, 4096), np.float32), np.ones((wide, 4096), np.float32), False, True),  # B^T
+        (np.ones((4096, 50), np.float32), np.ones((wide, 4096), np.float32), True, True),             # both
         (np.ones((50, 4096), np.float32), np.ones((4096, wide + 1), np.float32), False, False),       # ragged n
         (np.ones((2, 64), np.float32), np.ones((64, wide), np.float32), False, False),                # small
     ]

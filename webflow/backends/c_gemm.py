@@ -10,6 +10,8 @@ And float32 products with a thin side (webflow/wasm/gemm_thin.c), on threads of 
     wf_gemm_thin_columns() -> n must be a multiple of it;  wf_gemm_few_rows_workspace() -> floats of `work`
     wf_gemm_few_rows_f32(m, n, k, a, b, c, work, threads) C = A B for a few rows m, on `threads` threads
     wf_gemm_outer_f32(m, n, k, a, b, c, threads)          C = A^T B, A [k, m], for a short k
+    wf_gemm_few_rows_transposed_workspace(m, k) -> floats of `work` for
+    wf_gemm_few_rows_transposed_f32(m, n, k, a, b, c, work, threads)  C = A B^T, B [n, k], for a few rows m
 """
 
 from __future__ import annotations
@@ -27,3 +29,5 @@ declare("wf_gemm_thin_columns", [], SIZE)
 declare("wf_gemm_few_rows_workspace", [], SIZE)
 declare("wf_gemm_few_rows_f32", [SIZE, SIZE, SIZE, PTR, PTR, PTR, PTR, SIZE], VOID)
 declare("wf_gemm_outer_f32", [SIZE, SIZE, SIZE, PTR, PTR, PTR, SIZE], VOID)
+declare("wf_gemm_few_rows_transposed_workspace", [SIZE, SIZE], SIZE)
+declare("wf_gemm_few_rows_transposed_f32", [SIZE, SIZE, SIZE, PTR, PTR, PTR, PTR, SIZE], VOID)

@@ -248,14 +248,23 @@ def _gemm_args(a_shape: Any, b_shape: Any, transpose_a: bool, transpose_b: bool)
 
 
 # Float32 products with a thin side run gemm_thin.c's kernels, natively from 2^22 multiply-adds: a few rows
-# times a wide matrix (a dense layer's forward at a small batch) and a short sum of outer products (its weight
-# gradient). Every other MatMul runs NumPy's BLAS unless the backend is forced to C (then wf_gemm). The Deep
-# MNIST CNN's fc1 at batch 50, OpenBLAS -> C, ms: min / median of 100 interleaved calls on one thread,
-# 50x3136 @ 3136x1024 3.04/3.31 -> 2.50/2.85, 3136x50 @ 50x1024 2.56/2.78 -> 2.39/2.55; in the training step
-# on 2 threads (the min over 20 traced steps, both in one process, alternating) forward 2.09 -> 1.62, weight
-# gradient 1.73 -> 1.38. From 100 rows OpenBLAS wins (128x3136 @ 3136x1024: 5.2 vs 5.7), hence at most 64
-# rows or summed terms. Without NumPy (Pyodide) wf_gemm keeps every product: measured natively only.
-THIN_MAX = 64
+# times a wide matrix (a dense layer's forward at a small batch), a short sum of outer products (its weight
+# gradient) and a few rows times a transposed matrix (its input gradient, dy W^T). Every other MatMul runs
+# NumPy's BLAS unless the backend is forced to C (then wf_gemm). The Deep MNIST CNN's fc1 at batch 50,
+# OpenBLAS -> C, ms: min / median of 100 interleaved calls on one thread, 50x3136 @ 3136x1024 3.04/3.31 ->
+# 2.50/2.85, 3136x50 @ 50x1024 2.56/2.78 -> 2.39/2.55; in the training step on 2 threads (the min over 20
+# traced steps, both in one process, alternating) forward 2.09 -> 1.62, weight gradient 1.73 -> 1.38. The
+# input gradient, 50x1024 @ (3136x1024)^T, min of 100 interleaved calls: one thread 4.08 -> 2.74, two
+# 2.74-2.81 -> 1.75-1.80; whole training steps switching between the two every 4 steps in one process,
+# median 29.5 -> 28.5, 32.0 -> 29.2 and 31.4 -> 30.4 (three processes, a noisy VM). At batch 128, blocks of
+# 10 calls on 2 threads, OpenBLAS -> C, min / median: forward 3.57-3.63/5.1-5.2 -> 3.42-3.51/4.5-4.8, input
+# gradient 3.70-3.77/5.4 -> 3.03-3.06/3.7, weight gradient 3.06-3.13/4.15-4.28 -> 3.57-3.69/4.34-4.52: the
+# weight gradient alone is slower, but any OpenBLAS call wakes its thread, which then polls for work and
+# burned 16.8 ms of CPU per 71 ms step (0.2 ms with all three in C), beside the threads of the kernels that
+# follow. Whole steps at batch 128, THIN_MAX switched between 64 and 128 every 8 steps (the first 4 not timed),
+# median 69.6 -> 68.6, 69.0 -> 67.4, 69.3 -> 68.0 ms. Without NumPy (Pyodide) wf_gemm keeps every product: measured
+# natively only.
+THIN_MAX = 128
 THIN_MIN_MULTIPLY_ADDS = 1 << 22
 
 
@@ -294,12 +303,15 @@ def matmul(a: Any, b: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
 
 
 def _thin_kernel(c_suffix: str, m: int, n: int, k: int, transpose_a: bool, transpose_b: bool) -> Any:
-    """_few_rows or _outer when the product has a thin side they take (see THIN_MAX), else None."""
-    if not HAVE_NUMPY or c_suffix != "f32" or transpose_b or m * n * k < THIN_MIN_MULTIPLY_ADDS \
+    """_few_rows, _outer or _few_rows_transposed when the product has a thin side they take (see THIN_MAX),
+    else None."""
+    if not HAVE_NUMPY or c_suffix != "f32" or (transpose_a and transpose_b) or m * n * k < THIN_MIN_MULTIPLY_ADDS \
             or n % fn("wf_gemm_thin_columns")():
         return None
     if transpose_a:
         return _outer if k <= THIN_MAX else None
+    if transpose_b:
+        return _few_rows_transposed if m <= THIN_MAX else None
     return _few_rows if m <= THIN_MAX else None
 
 
@@ -311,6 +323,11 @@ def _few_rows(m: int, n: int, k: int, a: Any, b: Any, out: Any) -> None:
 
 def _outer(m: int, n: int, k: int, a: Any, b: Any, out: Any) -> None:
     fn("wf_gemm_outer_f32")(m, n, k, ptr(a), ptr(b), ptr(out), parallel.threads())
+
+
+def _few_rows_transposed(m: int, n: int, k: int, a: Any, b: Any, out: Any) -> None:
+    work = empty(fn("wf_gemm_few_rows_transposed_workspace")(m, k), a.dtype)  # A^T, packed
+    fn("wf_gemm_few_rows_transposed_f32")(m, n, k, ptr(a), ptr(b), ptr(out), ptr(work), parallel.threads())
 
 
 def _dims(shape: tuple) -> str:

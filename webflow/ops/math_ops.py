@@ -342,6 +342,8 @@ def _axes_tuple(axes: Any) -> tuple:
 def sum_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = sum of x over axes."""
     axes = _axes_tuple(axes)
+    if not axes and isinstance(x, np.ndarray):
+        return x  # nothing to reduce: TF forwards the input (a gradient summed over no broadcast axes)
     folded = _sum_leading_axes(x, axes, keep_dims)
     if folded is not None:
         return folded

@@ -7,6 +7,9 @@
  *       work holds threads workspaces
  *   void wf_gemm_outer_f32(m, n, k, a, b, c, threads)            C[m,n] = A^T B with A [k,m], B [k,n], for
  *       a short k: the sum of k outer products
+ *   wf_size wf_gemm_few_rows_transposed_workspace(m, k)          floats of `work` for:
+ *   void wf_gemm_few_rows_transposed_f32(m, n, k, a, b, c, work, threads)   C[m,n] = A B^T with B [n,k], for
+ *       a few rows m (a dense layer's input gradient)
  * Threads claim units of columns (few rows) or of rows (outer) from a counter (wf_next_unit); every C
  * element is one thread's sum over k in order, so the result does not depend on which thread ran what.
  *
@@ -20,6 +23,8 @@
  *     apart in fc1, so in place all of a strip's rows fall into the same L1 set and evict each other.
  *   - outer: tiles of TILE_ROWS(4) rows of C (7 on AVX-512) times 4 vectors, summed over all of k at once
  *     (k is short: each C element is written once, the write is what bounds it).
+ *   - few rows transposed (fc1's input gradient, 50 x 1024 times W^T, W [3136, 1024]): W's rows are the
+ *     broadcasts, each read along k in place, and A^T is packed once so that its rows are the vectors.
  * Measured: see backends/c_kernels_math.py (where the product picks these kernels or NumPy's BLAS).
  */
 #include "register_tiles.h"
@@ -161,4 +166,88 @@ WF_EXPORT void wf_gemm_outer_f32(wf_size m, wf_size n, wf_size k, const float *a
                                  wf_size threads) {
     product_job job = {m, n, k, a, b, c, NULL, 0};
     wf_run_parallel(outer_thread, &job, threads);
+}
+
+/* --- few rows times a transposed matrix: C[m,n] = A[m,k] B^T with B [n,k] --------------------------------
+ * A dense layer's input gradient, dy W^T (fc1 at batch 50: 50 x 1024 times 1024 x 3136 from W [3136, 1024]).
+ * B's rows are the tile rows here: a tile sums T_ROWS rows of B (broadcasts, each row read along k in
+ * place) by vectors of A's rows, from A^T packed into `work` ([k][M], M = m rounded up to whole vectors,
+ * zeros after m: whatever was there, denormals included, would go through the multiply-adds). Rows of A
+ * beyond a tile's vectors take further passes over the same rows of B, then in L1. The sums are rows of
+ * C^T: a tile's are written to C's columns through a small buffer. */
+#define T_VECS 4
+#define T_ROWS TILE_ROWS(T_VECS)
+#define T_TILES_PER_UNIT 8
+
+WF_EXPORT wf_size wf_gemm_few_rows_transposed_workspace(wf_size m, wf_size k) {
+    return k * ((m + LANES - 1) / LANES * LANES);
+}
+
+ALWAYS_INLINE void transposed_tile(const float *b, wf_size k, const float *at, wf_size stride, float *sums,
+                                   const int vecs) {
+    vec acc[T_ROWS][T_VECS];
+    for (int r = 0; r < T_ROWS; ++r)
+        for (int v = 0; v < vecs; ++v) acc[r][v] = (vec){0};
+    for (wf_size i = 0; i < k; ++i, at += stride) {
+        vec columns[T_VECS];
+        for (int v = 0; v < vecs; ++v) columns[v] = load(at + v * LANES);
+        for (int r = 0; r < T_ROWS; ++r) {
+            float x = b[r * k + i];
+            for (int v = 0; v < vecs; ++v) acc[r][v] += columns[v] * x;
+        }
+    }
+    for (int r = 0; r < T_ROWS; ++r)
+        for (int v = 0; v < vecs; ++v) store(sums + r * T_VECS * LANES + v * LANES, acc[r][v]);
+}
+
+#define T_CASE(V) case V: transposed_tile(b, k, at, stride, sums, V); break;
+static void transposed_tiles(const float *b, wf_size k, const float *at, wf_size stride, float *sums,
+                             wf_size vecs) {
+    switch (vecs) {
+    T_CASE(1) T_CASE(2) T_CASE(3) T_CASE(4)
+    }
+}
+
+/* C[first + j][row + r] = sums[r][j] for the tile's rows r and `count` rows j of A. */
+static void write_columns(const float *sums, float *c, wf_size n, wf_size first, wf_size count, wf_size row) {
+    for (wf_size j = 0; j < count; ++j)
+        for (int r = 0; r < T_ROWS; ++r) c[(first + j) * n + row + r] = sums[r * T_VECS * LANES + j];
+}
+
+static void transposed_thread(void *context, wf_size thread) {
+    product_job *job = context;
+    wf_size m = job->m, n = job->n, k = job->k, stride = (m + LANES - 1) / LANES * LANES;
+    wf_size tiles = (n + T_ROWS - 1) / T_ROWS, units = (tiles + T_TILES_PER_UNIT - 1) / T_TILES_PER_UNIT;
+    float sums[T_ROWS * T_VECS * LANES];
+    (void)thread;
+    for (wf_size u = wf_next_unit(&job->next); u < units; u = wf_next_unit(&job->next)) {
+        for (wf_size t = u * T_TILES_PER_UNIT; t < WF_MIN(tiles, (u + 1) * T_TILES_PER_UNIT); ++t) {
+            wf_size row = WF_MIN(t * T_ROWS, n - T_ROWS);  /* the last tile overlaps its neighbour: same sums */
+            for (wf_size first = 0; first < m; first += T_VECS * LANES) {
+                wf_size count = WF_MIN(T_VECS * LANES, m - first);
+                transposed_tiles(job->b + row * k, k, job->work + first, stride, sums, (count + LANES - 1) / LANES);
+                write_columns(sums, job->c, n, first, count, row);
+            }
+        }
+    }
+}
+
+WF_EXPORT void wf_gemm_few_rows_transposed_f32(wf_size m, wf_size n, wf_size k, const float *a, const float *b,
+                                               float *c, float *work, wf_size threads) {
+    wf_size stride = (m + LANES - 1) / LANES * LANES;
+    for (wf_size i = 0; i < k; ++i) {
+        for (wf_size j = 0; j < m; ++j) work[i * stride + j] = a[j * k + i];
+        for (wf_size j = m; j < stride; ++j) work[i * stride + j] = 0;
+    }
+    if (n < T_ROWS) {  /* no whole tile: plain sums */
+        for (wf_size j = 0; j < m; ++j)
+            for (wf_size r = 0; r < n; ++r) {
+                float sum = 0;
+                for (wf_size i = 0; i < k; ++i) sum += work[i * stride + j] * b[r * k + i];
+                c[j * n + r] = sum;
+            }
+        return;
+    }
+    product_job job = {m, n, k, a, b, c, work, 0};
+    wf_run_parallel(transposed_thread, &job, threads);
 }
