@@ -24,6 +24,7 @@ selection.py only.
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import math
 from collections.abc import Callable
@@ -97,7 +98,12 @@ def contiguous(array: Any) -> Any:
 
 def ptr(array: Any) -> int:
     """The address of a C-contiguous array's data (what the kernels read or write)."""
-    return array.data.buffer_info()[0] if type(array) is CArray else array.ctypes.data  # (CArray.address inlined)
+    if type(array) is CArray:
+        return array.data.buffer_info()[0]  # (CArray.address inlined)
+    try:  # a one-byte view's address: 0.4 us, against 1.5 us for ndarray.ctypes.data (~70 calls a training step)
+        return ctypes.addressof(ctypes.c_char.from_buffer(array))
+    except (TypeError, ValueError):  # read-only or empty
+        return array.ctypes.data
 
 
 def empty(shape: Any, dtype: Any) -> Any:
