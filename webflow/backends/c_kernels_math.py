@@ -259,11 +259,11 @@ def _gemm_args(a_shape: Any, b_shape: Any, transpose_a: bool, transpose_b: bool)
 # median 29.5 -> 28.5, 32.0 -> 29.2 and 31.4 -> 30.4 (three processes, a noisy VM). At batch 128, blocks of
 # 10 calls on 2 threads, OpenBLAS -> C, min / median: forward 3.57-3.63/5.1-5.2 -> 3.42-3.51/4.5-4.8, input
 # gradient 3.70-3.77/5.4 -> 3.03-3.06/3.7, weight gradient 3.06-3.13/4.15-4.28 -> 3.57-3.69/4.34-4.52: the
-# weight gradient alone is slower, but any OpenBLAS call wakes its thread, which then polls for work and
-# burned 16.8 ms of CPU per 71 ms step (0.2 ms with all three in C), beside the threads of the kernels that
-# follow. Whole steps at batch 128, THIN_MAX switched between 64 and 128 every 8 steps (the first 4 not timed),
-# median 69.6 -> 68.6, 69.0 -> 67.4, 69.3 -> 68.0 ms. Without NumPy (Pyodide) wf_gemm keeps every product: measured
-# natively only.
+# weight gradient alone is slower, but with all three in C, OpenBLAS's own thread (woken by each of its
+# products, beside webflow's two) went from 16.8 ms of CPU per step to 0.2, and the process from 130 ms of CPU
+# per step to 111 (steps of 71 and 61 ms, one process each). Whole steps at batch 128, THIN_MAX switched
+# between 64 and 128 every 8 steps (the first 4 not timed), median 69.6 -> 68.6, 69.0 -> 67.4, 69.3 -> 68.0 ms.
+# Without NumPy (Pyodide) wf_gemm keeps every product: measured natively only.
 THIN_MAX = 128
 THIN_MIN_MULTIPLY_ADDS = 1 << 22
 
