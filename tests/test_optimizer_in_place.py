@@ -12,6 +12,7 @@ import pytest
 
 import webflow.compat.v1 as tf
 from webflow.backends import c_kernels_train, c_library, parallel
+from webflow.backends.numpy_backend import aligned_empty, owns_memory
 from webflow.ops.training_ops import adam_update
 
 SHAPE = (300, 700)   # 210,000 floats: the C update, split into slices on two threads
@@ -96,6 +97,12 @@ def test_eager_tensor_read_from_a_variable_keeps_its_value() -> None:
     assert id(w._value) == address  # nothing else held it: updated in place
 
 
+def _aligned_copy(array: np.ndarray) -> np.ndarray:
+    copy = aligned_empty(array.shape, array.dtype)
+    copy[...] = array
+    return copy
+
+
 @pytest.mark.parametrize("count", [1, (1 << 18) - 1, 3 * (1 << 17) + 7])
 def test_sliced_update_equals_one_pass(count: int) -> None:
     """Slices on two threads give the very bits of one pass (the updates are elementwise)."""
@@ -109,10 +116,44 @@ def test_sliced_update_equals_one_pass(count: int) -> None:
     parallel.set_threads(2)
     try:
         sliced = c_kernels_train.adam(var, m, v, *scalars, grad)
-        in_place = [a.copy() for a in (var, m, v)]
+        in_place = [_aligned_copy(a) for a in (var, m, v)]
         c_kernels_train.adam(*in_place, *scalars, grad, into=tuple(in_place))
     finally:
         parallel.set_threads(before)
     for got, overwritten, want in zip(sliced, in_place, expected):
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(overwritten, want)
+
+
+def test_a_state_off_a_64_byte_boundary_moves_once_then_stays() -> None:
+    """A variable whose first value NumPy made 16 bytes off a 64-byte boundary gets a fresh, aligned array from
+    its first C update (the convolutions read filters as whole vectors), and is updated in place from then on."""
+    block = np.empty(np.prod(SHAPE) * 4 + 128, np.uint8)
+    misaligned = np.ndarray(SHAPE, np.float32, block, -block.ctypes.data % 64 + 16)
+    misaligned[...] = _start()
+    assert misaligned.ctypes.data % 64 == 16
+    var, m, grad = misaligned, np.zeros(SHAPE, np.float32), np.ones(SHAPE, np.float32)
+    v = np.zeros(SHAPE, np.float32)
+    scalars = tuple(np.float32(s) for s in (0.9, 0.999, 1e-3, 0.9, 0.999, 1e-8))
+    expected = adam_update(var.copy(), m, v, *scalars, grad)
+    new_var, new_m, new_v = c_kernels_train.adam(var, m, v, *scalars, grad, into=(var, m, v))
+    assert new_var is not var and new_var.ctypes.data % 64 == 0 and owns_memory(new_var)
+    np.testing.assert_array_equal(new_var, expected[0])
+    np.testing.assert_array_equal(misaligned, _start())  # not written: it may be what a learner holds
+    again = c_kernels_train.adam(new_var, new_m, new_v, *scalars, grad, into=(new_var, new_m, new_v))
+    assert again[0] is new_var  # aligned now: written over
+
+
+def test_aligned_arrays_are_owned_until_a_view_exists() -> None:
+    for shape, dtype in [((300, 700), np.float32), (5000, np.float64), ((7, 11, 13, 17), np.int32)]:
+        array = aligned_empty(shape, dtype)
+        assert array.ctypes.data % 64 == 0 and array.dtype == dtype and array.flags.c_contiguous
+        assert array.shape == (shape if isinstance(shape, tuple) else (shape,))
+        assert owns_memory(array)
+        view = array.reshape(-1)[1:]
+        assert not owns_memory(array) and not owns_memory(view)
+        del view
+        assert owns_memory(array)
+    small = aligned_empty((3, 4), np.float32)  # below ALIGNED_MIN_BYTES: a plain array
+    assert small.base is None and owns_memory(small)
+    assert not owns_memory(np.ones(10)[2:])

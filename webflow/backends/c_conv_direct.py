@@ -33,7 +33,7 @@ from typing import Any
 
 from webflow.backends import parallel
 from webflow.backends.c_conv import Conv2DShape
-from webflow.backends.c_kernels import check, empty, fn, ptr
+from webflow.backends.c_kernels import aligned, check, empty, fn, ptr
 from webflow.backends.c_library import IN_PYODIDE, INT, PTR, SIZE, declare
 from webflow.backends.numpy_backend import HAVE_NUMPY, np
 from webflow.framework import dtypes
@@ -88,6 +88,7 @@ def forward(shape: Conv2DShape, input: Any, filter: Any, out: Any, bias: Any = N
     threads, work_len = _threads(shape), fn("wf_conv2d_direct_workspace_f32")(ctypes.byref(shape))
     work = empty(threads * work_len, dtypes.float32)  # one workspace per thread
     epilogue = () if bias is None else (ptr(bias), int(relu))
+    filter = aligned(filter)  # noqa: A001 - its vectors are loaded in the innermost loop
     check(fn(name)(ctypes.byref(shape), ptr(input), ptr(filter), *epilogue, ptr(out), ptr(work), work_len,
                    threads), name)
     return out
@@ -100,7 +101,8 @@ def input_grad(shape: Conv2DShape, filter: Any, out_backprop: Any, out: Any) -> 
     is the forward windows that read input row i, with the taps in reverse order: so the padding before is
     (kh-1)*dh - pad_top, and tap a of the flipped filter is tap kh-1-a of the original."""
     kh, kw, channels, out_channels = filter.shape
-    flipped = np.ascontiguousarray(filter[::-1, ::-1].transpose(0, 1, 3, 2))
+    flipped = empty((kh, kw, out_channels, channels), dtypes.float32)
+    flipped[...] = filter[::-1, ::-1].transpose(0, 1, 3, 2)
     transposed = Conv2DShape(
         shape.batch, shape.out_height, shape.out_width, out_channels, kh, kw, channels, 1, 1,
         shape.dilation_height, shape.dilation_width, (kh - 1) * shape.dilation_height - shape.pad_top,

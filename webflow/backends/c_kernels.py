@@ -32,7 +32,7 @@ from typing import Any
 
 from webflow.backends import c_array, c_library, parallel
 from webflow.backends.c_array import CArray
-from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.backends.numpy_backend import ALIGNED_MIN_BYTES, ALIGNMENT, HAVE_NUMPY, aligned_empty, np
 from webflow.framework.dtypes import DType
 
 FLOATS = ("float32", "float64")
@@ -109,16 +109,33 @@ def ptr(array: Any) -> int:
 def empty(shape: Any, dtype: Any) -> Any:
     """A new output array of `shape` and `dtype` (a NumPy dtype or a webflow DType) for a kernel to fill.
 
-    Its elements are undefined (np.empty; a recycled CArray buffer): the kernel must write every one."""
+    Its elements are undefined (np.empty, 64-byte aligned from 4 KB: numpy_backend.aligned_empty; a recycled
+    CArray buffer): the kernel must write every one."""
     if not HAVE_NUMPY:
         return c_array.uninitialized(shape, dtype)
-    return np.empty(shape, dtype.as_numpy_dtype if isinstance(dtype, DType) else dtype)
+    return aligned_empty(shape, dtype.as_numpy_dtype if isinstance(dtype, DType) else dtype)
 
 
 def empty_like(array: Any) -> Any:
     if type(array) is CArray:
         return c_array.uninitialized(array.shape, array.dtype)
-    return np.empty_like(array)
+    return aligned_empty(array.shape, array.dtype)
+
+
+def is_aligned(array: Any) -> bool:
+    """Whether a C-contiguous array's data starts on a 64-byte boundary, or it is too small for that to matter
+    (below ALIGNED_MIN_BYTES; CArrays: the C side's concern)."""
+    return type(array) is CArray or array.nbytes < ALIGNED_MIN_BYTES or ptr(array) % ALIGNMENT == 0
+
+
+def aligned(array: Any) -> Any:
+    """`array` (C-contiguous) itself when its data starts on a 64-byte boundary, else an aligned copy: for an
+    operand the kernels read as whole vectors (a convolution's filter)."""
+    if is_aligned(array):
+        return array
+    copy = aligned_empty(array.shape, array.dtype)
+    copy[...] = array
+    return copy
 
 
 def zeros(shape: Any, dtype: Any) -> Any:

@@ -21,6 +21,7 @@ from webflow.backends.c_kernels import (
     empty,
     empty_like,
     fn,
+    is_aligned,
     ndim,
     prod,
     ptr,
@@ -49,9 +50,12 @@ def _scalar(value: Any) -> float:
 def _outputs(into: tuple | None, *states: Any) -> list:
     """Where the new states go: over a state's own array when the caller may overwrite it (`into`, decided by
     ops/training_ops.py) and it is the very array the kernel reads, else a fresh array. The C updates read
-    each element before writing it, so the output may be the input."""
+    each element before writing it, so the output may be the input. A state off a 64-byte boundary (the
+    variable's first value came from NumPy) moves once to a fresh, aligned array: the convolutions load the
+    filter they read from the variable as whole vectors (numpy_backend.aligned_empty)."""
     into = into or (None,) * len(states)
-    return [state if target is state else empty_like(state) for target, state in zip(into, states)]
+    return [state if target is state and is_aligned(state) else empty_like(state)
+            for target, state in zip(into, states)]
 
 
 def _families(*names: str) -> tuple:

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.backends.numpy_backend import HAVE_NUMPY, np, owns_memory
 from webflow.framework import dtypes
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError
 from webflow.ops.registry import OPS, NotDifferentiable, ShapeError, apply_op, output_spec, register_op
@@ -204,9 +204,10 @@ _ONLY_IN_HOLDER = _references_of(_only_in_holder)
 
 
 def _own_buffer(value: Any) -> bool:
-    """An ndarray owning its writable, C-ordered memory (not a view into another array or a foreign buffer)."""
-    return HAVE_NUMPY and type(value) is np.ndarray and value.base is None and value.flags.writeable \
-        and value.flags.c_contiguous
+    """An ndarray owning its writable, C-ordered memory (not a view into another array or a foreign buffer;
+    the one view of an aligned block counts as owning it: numpy_backend.aligned_empty)."""
+    return HAVE_NUMPY and type(value) is np.ndarray and value.flags.writeable and value.flags.c_contiguous \
+        and owns_memory(value)
 
 
 def _overwritable(references: int, only: int, value: Any) -> bool:
