@@ -109,7 +109,7 @@ def ptr(array: Any) -> int:
 def empty(shape: Any, dtype: Any) -> Any:
     """A new output array of `shape` and `dtype` (a NumPy dtype or a webflow DType) for a kernel to fill.
 
-    Its elements are undefined (np.empty, 64-byte aligned from 4 KB: numpy_backend.aligned_empty; a recycled
+    Its elements are undefined (np.empty, 64-byte aligned from 16 KB: numpy_backend.aligned_empty; a recycled
     CArray buffer): the kernel must write every one."""
     if not HAVE_NUMPY:
         return c_array.uninitialized(shape, dtype)
