@@ -178,3 +178,43 @@ def test_max_pool_grad_and_relu_grad_fuse_bit_for_bit(backend: str) -> None:
     np.put_along_axis(expected, first_max[..., None], upstream.op.get_attr("value")[..., None], axis=-1)
     expected = expected.reshape(4, 4, 4, 32, 2, 2).transpose(0, 1, 4, 2, 5, 3).reshape(4, 8, 8, 32)
     np.testing.assert_array_equal(fused, np.where(inputs > 0, expected, 0))
+
+
+def test_a_conv_layers_bias_gradient_joins_the_fused_pool_gradient(backend: str) -> None:
+    # the bias of relu(x + b) -> max_pool: its gradient is Sum(ReluGrad(MaxPoolGrad(..)), [0, 1, 2]); 8 x 16 x 16 x
+    # 32 floats, enough for the C Sum (below 64k elements NumPy sums, and nothing joins)
+    shape = (8, 16, 16, 32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, shape)
+        b = tf.Variable(RNG.normal(size=32).astype(np.float32))
+        pooled = tf.nn.max_pool(tf.nn.relu(x + b), [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+        upstream = tf.constant(RNG.normal(size=(8, 8, 8, 32)).astype(np.float32))
+        dx, db = tf.gradients(pooled, [x, b], grad_ys=upstream)
+        bias_sum = db.op.inputs[0]
+        assert bias_sum.op.type == "Sum" and bias_sum.op.inputs[0] is dx
+        inputs = RNG.normal(size=shape).astype(np.float32)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            (gradient, bias_gradient), ran = _traced(sess, [dx, db], {x: inputs})
+            alone = sess.run(dx, {x: inputs})  # without the Sum: the one-output fused step
+    assert ran[dx.op.name] == "_FusedMaxPoolGrad"
+    assert (bias_sum.op.name in ran) == (backend == "numpy")  # NumPy's Sum runs on its own
+    np.testing.assert_array_equal(gradient, alone)
+    np.testing.assert_allclose(bias_gradient, gradient.astype(np.float64).sum(axis=(0, 1, 2)), rtol=1e-5, atol=1e-5)
+
+
+def test_the_fused_bias_gradient_has_the_separate_sums_bits(monkeypatch: pytest.MonkeyPatch) -> None:
+    def bias_gradient() -> np.ndarray:
+        rng = np.random.default_rng(5)
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, (8, 16, 16, 32))
+            b = tf.Variable(rng.normal(size=32).astype(np.float32))
+            pooled = tf.nn.max_pool(tf.nn.relu(x + b), [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+            (db,) = tf.gradients(pooled, [b], grad_ys=tf.constant(rng.normal(size=(8, 8, 8, 32)).astype(np.float32)))
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                return sess.run(db, {x: rng.normal(size=(8, 16, 16, 32)).astype(np.float32)})
+
+    fused = bias_gradient()
+    monkeypatch.setattr(fusion, "ENABLED", False)
+    np.testing.assert_array_equal(_bits(fused), _bits(bias_gradient()))

@@ -7,7 +7,7 @@ import ctypes
 
 import numpy as np
 import pytest
-from c_helpers import require_c_library
+from c_helpers import blocked_column_sums, require_c_library
 
 from webflow.backends import c_library as c
 from webflow.backends import c_pool  # noqa: F401  (declares the signatures)
@@ -160,10 +160,16 @@ def test_threaded_max_pool_passes_match_the_reference(threads, ksize, strides, p
         x.shape, np.nan, np.float32)
     shape = ctypes.byref(s)
     assert c.function("wf_max_pool_parallel_f32")(shape, c.address(x), c.address(out), threads) == 0
-    assert c.function("wf_max_pool_grad_parallel_f32")(shape, c.address(x), c.address(dy), c.address(grad), 0,
-                                                       threads) == 0
-    assert c.function("wf_max_pool_grad_parallel_f32")(shape, c.address(x), c.address(dy), c.address(fused), 1,
-                                                       threads) == 0
+    grad_pass = c.function("wf_max_pool_grad_parallel_f32")
+    assert grad_pass(shape, c.address(x), c.address(dy), c.address(grad), 0, None, None, threads) == 0
+    assert grad_pass(shape, c.address(x), c.address(dy), c.address(fused), 1, None, None, threads) == 0
+    # with the channel sums of the fused pass (a bias gradient): the same gradient, its sums in reduce.c's order
+    summed_grad, sums, partials = np.full(x.shape, np.nan, np.float32), np.full(5, np.nan, np.float32), np.full(
+        (11, 5), np.nan, np.float32)
+    assert grad_pass(shape, c.address(x), c.address(dy), c.address(summed_grad), 1, c.address(sums),
+                     c.address(partials), threads) == 0
+    np.testing.assert_array_equal(summed_grad, fused)
+    np.testing.assert_array_equal(sums.view(np.uint32), blocked_column_sums(fused, 3).view(np.uint32))
     max_out, _, max_grad, _ = reference(x, dy, s)
     np.testing.assert_array_equal(out, max_out.astype(np.float32))  # a max is exact
     np.testing.assert_allclose(grad, max_grad, rtol=1e-6, atol=1e-7)

@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from c_helpers import require_c_library
+from c_helpers import blocked_column_sums, require_c_library
 from c_views import element_strides, first_element, odd_view
 
 from webflow.backends import c_library as c
@@ -105,7 +105,7 @@ def test_reduce_nothing_and_everything():
 
 # --- the Sum adapter's column sums (backends/c_kernels_math.py): leading axes into a short row -----------
 @pytest.mark.parametrize("shape, axes, keep_dims", [
-    ((50, 28, 28, 32), (0, 1, 2), False),    # conv1's bias gradient: one slice of rows per thread
+    ((50, 28, 28, 32), (0, 1, 2), False),    # conv1's bias gradient: each image, then the images
     ((128, 14, 14, 64), (0, 1, 2), True),
     ((3, 5, 7, 16), (-4, -3), False),        # below the threaded size: one call; negative axes
     ((4096, 16), (0,), True),
@@ -120,6 +120,28 @@ def test_sum_over_leading_axes_matches_a_float64_sum(shape, axes, keep_dims):
     # float32 sums of up to 100k rows: at most NumPy's own float32 error, with a little margin
     numpy_error = np.abs(x.sum(axis=axes, keepdims=keep_dims) - exact).max()
     assert np.abs(got - exact).max() <= 1.5 * numpy_error + 1e-6 * np.abs(exact).max()
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("shape, leading", [
+    ((50, 28, 28, 32), 3),   # conv1's bias gradient at batch 50: images of 784 rows
+    ((7, 5, 3, 37), 3),      # 37 columns: whole vectors and a scalar tail
+    ((9, 4, 16), 1),         # a block of one row: the plain row-by-row sum
+    ((13, 1, 1, 16), 3),
+])
+def test_float32_column_sums_add_in_the_promised_order(threads, shape, leading):
+    from webflow.backends import parallel
+    from webflow.backends.c_kernels_math import sum_reduce
+
+    x = RNG.standard_normal(shape).astype(np.float32)
+    previous = parallel.threads()
+    parallel.set_threads(threads)
+    try:
+        got = sum_reduce(x, np.arange(leading), keep_dims=False)
+    finally:
+        parallel.set_threads(previous)
+    expected = blocked_column_sums(x, leading).reshape(x.shape[leading:])
+    np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
 
 
 def test_integer_column_sums_are_exact():

@@ -32,6 +32,7 @@ from webflow.backends.c_kernels import (
 )
 from webflow.backends.c_kernels_activation import same_shapes
 from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 
 INTEGER_UNARY = NUMBERS   # neg abs square relu also exist for i32/i64
@@ -202,26 +203,43 @@ MAX_SUMMED_COLUMNS = 128
 
 @c_kernel("Sum", dtypes=NUMBERS, min_size=1 << 16)
 def sum_reduce(x: Any, axes: Any, *, keep_dims: bool) -> Any:
-    """wf_reduce_sum_<t>: y = sum of x over axes (a column sum: in one slice of rows per thread)."""
+    """wf_sum_blocks_f32 (float32) or wf_reduce_sum_<t>: y = sum of x over its leading axes (a column sum)."""
     leading = _leading_axes(x, axes)
     if leading is None or not x.size or prod(x.shape[leading:]) > MAX_SUMMED_COLUMNS:
         if HAVE_NUMPY and _automatic():
             raise Unsupported("NumPy's sum")
         return _sum_any_axes(x, axes, keep_dims=keep_dims)
     kept = x.shape[leading:]
-    rows = contiguous(x).reshape(-1, prod(kept))
+    summed = sum_blocks(x, leading) if x.dtype == np.float32 else _sum_in_slices(x, leading)
+    return summed.reshape((1,) * leading * keep_dims + kept)
+
+
+def sum_blocks(x: Any, leading: int) -> Any:
+    """x summed over its first `leading` axes: each index of the first axis on its own (an image of a bias
+    gradient), then those sums in order, on the C library's threads (wasm/reduce.c). The fused MaxPoolGrad
+    (c_kernels_nn.max_pool_grad with sums) adds the same floats in the same order."""
+    x = contiguous(x)
+    columns = prod(x.shape[leading:])
+    out, partials = empty((columns,), dtypes.float32), empty((x.shape[0], columns), dtypes.float32)
+    check(fn("wf_sum_blocks_f32")(ptr(x), ptr(out), ptr(partials), x.shape[0], prod(x.shape[1:leading]), columns,
+                                  parallel.threads()), "sum_blocks")
+    return out
+
+
+def _sum_in_slices(x: Any, leading: int) -> Any:
+    """Other dtypes: a slice of rows per thread of Python's pool, the slices' sums added in order."""
+    rows = contiguous(x).reshape(-1, prod(x.shape[leading:]))
 
     def run(start: int, stop: int) -> Any:
         return _sum_any_axes(rows[start:stop], (0,), keep_dims=False)
 
     # One slice per thread, not more: memory-bound, 2 threads sum no faster than one, but the C loop adds
-    # row after row, and 2 partial sums keep float32's rounding error at NumPy's level ([128,28,28,32]:
-    # 5e-6 of the largest sum, one slice 1.3e-5, NumPy 9e-6).
+    # row after row, and 2 partial sums keep the rounding error near NumPy's.
     slices = parallel.threads() if x.size >= PARALLEL_ELEMENTS else 1
     parts = parallel.split(rows.shape[0], run, min_part=-(-rows.shape[0] // slices))
     for part in parts[1:]:
         np.add(parts[0], part, out=parts[0])
-    return parts[0].reshape((1,) * leading * keep_dims + kept)
+    return parts[0]
 
 
 def _automatic() -> bool:

@@ -245,19 +245,26 @@ def max_pool(x: Any, **attrs: Any) -> Any:
 
 
 @c_kernel("MaxPoolGrad", dtypes=F32, min_size=8192)
-def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, *, relu: bool = False, **attrs: Any) -> Any:
+def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, *, relu: bool = False, sums: bool = False,
+                  **attrs: Any) -> Any:
     """wf_max_pool_grad_parallel_f32: each window's gradient goes to its first maximal input cell. With `relu`
-    (runtime/fusion.py), then ReluGrad with orig_input as the features: 0 where orig_input <= 0."""
+    (runtime/fusion.py), then ReluGrad with orig_input as the features: 0 where orig_input <= 0. With `sums`,
+    returns (that gradient, its sum over all but the channel axis) with the bits of c_kernels_math.sum_blocks
+    (a conv layer's bias gradient, fused)."""
     suffix(orig_input, F32)
     shape = _pool_geometry(orig_input.shape, attrs)
     if orig_output.shape != _pooled(shape) or grad.shape != _pooled(shape) or grad.dtype != orig_input.dtype:
         raise Unsupported("shapes")
     out = empty(orig_input.shape, dtypes.float32)
     orig_input, grad = contiguous(orig_input), contiguous(grad)  # held here while C reads them
+    channels = orig_input.shape[-1]
+    summed = empty((channels,), dtypes.float32) if sums else None
+    partials = empty((shape.batch, channels), dtypes.float32) if sums else None
     status = fn("wf_max_pool_grad_parallel_f32")(ctypes.byref(shape), ptr(orig_input), ptr(grad), ptr(out),
-                                                 int(relu), _pool_threads(shape))
+                                                 int(relu), ptr(summed) if sums else None,
+                                                 ptr(partials) if sums else None, _pool_threads(shape))
     check(status, "max_pool_grad")
-    return out
+    return (out, summed) if sums else out
 
 
 def _pool_threads(shape: Conv2DShape) -> int:

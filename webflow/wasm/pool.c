@@ -10,7 +10,10 @@
  *   int wf_avg_pool_grad_f32(s, output_grad, input_grad)          AvgPoolGrad
  * and, float32 only, the same MaxPool passes shared out over `threads` threads (wf_run_parallel):
  *   int wf_max_pool_parallel_f32(s, input, output, threads)
- *   int wf_max_pool_grad_parallel_f32(s, input, output_grad, input_grad, relu, threads)  (relu: the _relu pass)
+ *   int wf_max_pool_grad_parallel_f32(s, input, output_grad, input_grad, relu, sums, partials, threads)
+ *       relu: the _relu pass; sums (or NULL): sums[c] = input_grad summed over all but the channel axis, each
+ *       image summed as it is written into partials [batch, channels], then those in order: what
+ *       wf_sum_blocks_f32 (reduce.c) gives for that Sum, bit for bit (a conv layer's bias gradient, fused)
  * TensorFlow's semantics: a SAME window only covers in-bounds pixels (max pads with -inf, so padding
  * never wins; avg divides by the number of in-bounds pixels, not the window size). MaxPoolGrad sends
  * each output's gradient to ONE input: the first maximum in window scan order (row by row, then column),
@@ -97,7 +100,7 @@ static void window(const wf_conv2d_shape *s, wf_size oh, wf_size ow, wf_size *h0
 typedef struct {
     const wf_conv2d_shape *s;
     const float *input, *output_grad;
-    float *output;
+    float *output, *partials;
     int relu, gradient;
     wf_size next;
 } pool_images_job;
@@ -112,25 +115,30 @@ static void pool_images_thread(void *context, wf_size thread) {
         wf_conv2d_shape part = *s;
         wf_size first = u * IMAGES_PER_UNIT;
         part.batch = WF_MIN(IMAGES_PER_UNIT, s->batch - first);
-        if (job->gradient)
+        if (job->gradient) {
             max_pool_grad_f32(&part, job->input + first * image, job->output_grad + first * pooled,
                               job->output + first * image, job->relu);
-        else
+            for (wf_size n = first; job->partials && n < first + part.batch; ++n)
+                wf_column_sums_f32(job->output + n * image, s->in_height * s->in_width, s->in_channels,
+                                   job->partials + n * s->in_channels);
+        } else
             wf_max_pool_f32(&part, job->input + first * image, job->output + first * pooled);
     }
 }
 
 WF_EXPORT int wf_max_pool_parallel_f32(const wf_conv2d_shape *s, const float *input, float *output, wf_size threads) {
     if (!valid_pool(s) || threads < 1) return WF_BAD_ARGUMENT;
-    pool_images_job job = {s, input, NULL, output, 0, 0, 0};
+    pool_images_job job = {s, input, NULL, output, NULL, 0, 0, 0};
     wf_run_parallel(pool_images_thread, &job, threads);
     return WF_OK;
 }
 
 WF_EXPORT int wf_max_pool_grad_parallel_f32(const wf_conv2d_shape *s, const float *input, const float *output_grad,
-                                            float *input_grad, int relu, wf_size threads) {
-    if (!valid_pool(s) || threads < 1) return WF_BAD_ARGUMENT;
-    pool_images_job job = {s, input, output_grad, input_grad, relu != 0, 1, 0};
+                                            float *input_grad, int relu, float *sums, float *partials,
+                                            wf_size threads) {
+    if (!valid_pool(s) || threads < 1 || (sums && !partials)) return WF_BAD_ARGUMENT;
+    pool_images_job job = {s, input, output_grad, input_grad, sums ? partials : NULL, relu != 0, 1, 0};
     wf_run_parallel(pool_images_thread, &job, threads);
+    if (sums) wf_column_sums_f32(partials, s->batch, s->in_channels, sums);
     return WF_OK;
 }

@@ -55,6 +55,10 @@ static inline void wf_run_parallel(wf_task task, void *job, wf_size threads) {
 void wf_run_parallel(wf_task task, void *job, wf_size threads);
 #endif
 
+/* sums[c] = the sum of column c of x [rows, columns], row after row (reduce.c): a bias gradient's order,
+ * shared by the Sum kernel and the MaxPoolGrad fused with it (pool.c), which must agree bit for bit. */
+void wf_column_sums_f32(const float *x, wf_size rows, wf_size columns, float *sums);
+
 #define WF_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define WF_MAX(a, b) ((a) > (b) ? (a) : (b))
 
