@@ -19,7 +19,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 import webflow  # noqa: E402, F401  (registers the ops)
-from webflow.backends import c_library, selection  # noqa: E402
+from webflow.backends import selection  # noqa: E402
+from webflow.backends.c import library as c_library
 from webflow.ops.registry import OPS  # noqa: E402
 
 
@@ -57,7 +58,7 @@ def cases(sizes: list) -> list:
 
 
 def adam_case(n: int) -> tuple:
-    from webflow.backends.c_kernels_train import adam
+    from webflow.backends.c.train_adapters import adam
     from webflow.ops import training_ops
 
     s = [np.full(n, 0.5, np.float32) for _ in range(4)]

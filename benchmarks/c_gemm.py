@@ -19,8 +19,9 @@ os.environ["OPENBLAS_NUM_THREADS"] = "1"  # before NumPy loads OpenBLAS
 
 import numpy as np  # noqa: E402
 
-from webflow.backends import c_gemm  # noqa: E402,F401  (declares the signatures)
-from webflow.backends import c_library as c  # noqa: E402
+# noqa: E402,F401  (declares the signatures)
+from webflow.backends.c import gemm as c_gemm  # noqa: E402,F401  (declares the signatures)
+from webflow.backends.c import library as c  # noqa: E402
 
 
 def best_seconds(function, seconds: float = 0.3, repeat: int = 5) -> float:

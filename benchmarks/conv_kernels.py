@@ -38,7 +38,7 @@ def best_ms(function: Callable[[], object], number: int, repeat: int) -> float:
 
 
 def webflow_calls(x, w, dy) -> dict:  # noqa: ANN001 - NumPy arrays
-    from webflow.ops import conv_kernels as ck
+    from webflow.backends.numpy import conv as ck
 
     same = ((0, 0), (0, 0))
     return {"forward": lambda: ck.conv2d(x, w, (1, 1), (1, 1), "SAME", same),

@@ -77,8 +77,9 @@ def best_seconds(function, budget: float, repeat: int) -> float:  # noqa: ANN001
 
 def native_conv_and_calls(quick: bool) -> list[dict]:
     """Native C conv2d at the MNIST shapes and the per-call cost of a 4x4 GEMM (ctypes) vs NumPy's matmul."""
-    from webflow.backends import c_conv, c_gemm  # noqa: F401  (declare the signatures)
-    from webflow.backends import c_library as c
+    from webflow.backends.c import conv as c_conv  # noqa: F401  (declare the signatures)
+    from webflow.backends.c import gemm as c_gemm  # noqa: F401  (declare the signatures)
+    from webflow.backends.c import library as c
 
     if not c.available():
         return []

@@ -108,7 +108,7 @@ def main() -> None:
         sys.modules["numpy"] = None  # type: ignore[assignment]
     import webflow  # noqa: F401
     import webflow.compat.v1  # noqa: F401
-    from webflow.backends.numpy_backend import HAVE_NUMPY
+    from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY
 
     assert HAVE_NUMPY is not no_numpy
     if no_numpy:

@@ -58,8 +58,8 @@ def check_forward_eager(case: OpCase) -> list:
     return [g.numpy() for g in got]
 
 
-def run_in_graph(case: OpCase, known_shapes: bool) -> tuple[list, list]:
-    """(static shapes, values) of the outputs when built on placeholders in a fresh graph."""
+def build_graph(case: OpCase, known_shapes: bool) -> tuple[Graph, list, list]:
+    """(graph, placeholders, outputs): the row built on placeholders (shapes known or not) in a fresh graph."""
     graph = Graph()
     with graph.as_default():
         from webflow.ops.constants import placeholder
@@ -67,14 +67,24 @@ def run_in_graph(case: OpCase, known_shapes: bool) -> tuple[list, list]:
         holders = [placeholder(wf.as_dtype(x.dtype), shape=x.shape if known_shapes else None)
                    for x in case.inputs]
         outputs = _outputs(case.build(*holders))
-        with Session(graph=graph) as session:
-            values = session.run(outputs, dict(zip(holders, case.inputs)))
+    return graph, holders, outputs
+
+
+def graph_modes(case: OpCase) -> list:
+    """The `known_shapes` values check_graph builds the row with."""
+    return [True, False] if case.unknown_shapes else [True]
+
+
+def run_in_graph(case: OpCase, known_shapes: bool) -> tuple[list, list]:
+    """(static shapes, values) of the outputs when built on placeholders in a fresh graph."""
+    graph, holders, outputs = build_graph(case, known_shapes)
+    with graph.as_default(), Session(graph=graph) as session:
+        values = session.run(outputs, dict(zip(holders, case.inputs)))
     return [o.shape for o in outputs], values
 
 
 def check_graph(case: OpCase, eager_values: list) -> None:
-    modes = [True, False] if case.unknown_shapes else [True]
-    for known in modes:
+    for known in graph_modes(case):
         shapes, values = run_in_graph(case, known)
         for static, value, eager in zip(shapes, values, eager_values):
             assert static.is_compatible_with(np.shape(value)), \
@@ -116,12 +126,20 @@ def _replace(values: list, index: int, new: Any) -> list:
     return [new if i == index else v for i, v in enumerate(values)]
 
 
-def check_gradients(case: OpCase) -> None:
+def gradient_setup(case: OpCase) -> tuple | None:
+    """(float64 inputs, indices differentiated, output weights) of a row that checks gradients, else None."""
     indices = _float_indices(case)
     if not case.grad or not indices:
-        return
+        return None
     inputs64 = [np.asarray(x, dtype=np.float64) if i in indices else x for i, x in enumerate(case.inputs)]
-    weights = _weights(_outputs(case.reference(*inputs64)))
+    return inputs64, indices, _weights(_outputs(case.reference(*inputs64)))
+
+
+def check_gradients(case: OpCase) -> None:
+    setup = gradient_setup(case)
+    if setup is None:
+        return
+    inputs64, indices, weights = setup
     tensors = [wf.constant(x) for x in inputs64]
     with wf.GradientTape(persistent=True) as tape:
         for i in indices:
@@ -136,7 +154,8 @@ def check_gradients(case: OpCase) -> None:
     check_graph_gradients(case, inputs64, indices, weights, eager_grads)
 
 
-def check_graph_gradients(case: OpCase, inputs64: list, indices: list, weights: list, eager_grads: list) -> None:
+def build_gradient_graph(case: OpCase, inputs64: list, indices: list, weights: list) -> tuple[Graph, list, list]:
+    """(graph, placeholders, gradients): the row and tf.gradients of sum(weights * outputs) in a fresh graph."""
     from webflow.autodiff.gradients import gradients
     from webflow.ops.constants import placeholder
 
@@ -146,6 +165,12 @@ def check_graph_gradients(case: OpCase, inputs64: list, indices: list, weights: 
         outs = _outputs(case.build(*holders))
         objective = wf.add_n([wf.reduce_sum(o * wf.constant(w, dtype=o.dtype)) for o, w in zip(outs, weights)])
         grads = gradients(objective, [holders[i] for i in indices])
+    return graph, holders, grads
+
+
+def check_graph_gradients(case: OpCase, inputs64: list, indices: list, weights: list, eager_grads: list) -> None:
+    graph, holders, grads = build_gradient_graph(case, inputs64, indices, weights)
+    with graph.as_default():
         fetch = [g if g is not None else holders[i] for g, i in zip(grads, indices)]
         with Session(graph=graph) as session:
             values = session.run(fetch, dict(zip(holders, inputs64)))

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from webflow.backends import allocator
+from webflow.backends.arrays import allocator
 
 pytestmark = pytest.mark.skipif(not allocator._glibc() or sys.platform != "linux", reason="glibc's mallopt")
 

@@ -15,7 +15,8 @@ import pytest
 
 import webflow as wf
 import webflow.compat.v1 as tf
-from webflow.backends import c_library, selection
+from webflow.backends import selection
+from webflow.backends.c import library as c_library
 from webflow.framework.errors import InvalidArgumentError
 from webflow.ops import nn_ops
 from webflow.ops.registry import OPS

@@ -11,7 +11,7 @@ import array
 import numpy as np
 import pytest
 
-from webflow.backends.c_array import TYPECODES, CArray
+from webflow.backends.arrays.carray import TYPECODES, CArray
 from webflow.framework import dtypes
 
 

@@ -20,7 +20,7 @@ import pytest
 from tf_subprocess import SKIP_REASON, TF_PYTHON, run_tensorflow, run_webflow
 
 import webflow.compat.v1 as tf
-from webflow.backends import c_array
+from webflow.backends.arrays import carray as c_array
 from webflow.framework import dtypes
 from webflow.framework.errors import FailedPreconditionError
 
@@ -71,7 +71,7 @@ NO_NUMPY_TRAINING = """
 import sys
 sys.modules["numpy"] = None
 import json
-from webflow.backends import c_library
+from webflow.backends.c import library as c_library
 if not c_library.available():
     print(json.dumps({"skip": c_library.unavailable_reason()}))
     raise SystemExit(0)

@@ -56,7 +56,7 @@ def test_lesson_runs_and_its_checks_pass(path: str, capsys) -> None:
 @pytest.mark.parametrize("path", LESSONS, ids=[os.path.basename(path) for path in LESSONS])
 def test_lesson_runs_without_numpy(path: str) -> None:
     """As in JupyterLite's Pyodide kernel: `import numpy` fails, webflow runs on its C kernels."""
-    from webflow.backends import c_library
+    from webflow.backends.c import library as c_library
 
     if not c_library.available():
         pytest.skip(f"C kernels unavailable: {c_library.unavailable_reason()}")

@@ -44,7 +44,7 @@ def test_imports_without_numpy() -> None:
 
 NEEDS_C = """
     import json
-    from webflow.backends import c_library
+    from webflow.backends.c import library as c_library
     if not c_library.available():
         print(json.dumps({"skip": c_library.unavailable_reason()}))
         raise SystemExit(0)

@@ -45,7 +45,7 @@ def _run(no_numpy: bool) -> dict:
 
 @pytest.fixture(scope="module")
 def results() -> tuple:
-    from webflow.backends import c_library
+    from webflow.backends.c import library as c_library
 
     if not c_library.available():
         pytest.skip(f"C kernels unavailable: {c_library.unavailable_reason()}")

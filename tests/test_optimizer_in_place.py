@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 import webflow.compat.v1 as tf
-from webflow.backends import c_kernels_train, c_library, parallel
-from webflow.backends.numpy_backend import aligned_empty, owns_memory
+from webflow.backends.arrays.numpy_arrays import aligned_empty, owns_memory
+from webflow.backends.c import library as c_library
+from webflow.backends.c import parallel
+from webflow.backends.c import train_adapters as c_kernels_train
 from webflow.ops.training_ops import adam_update
 
 SHAPE = (300, 700)   # 210,000 floats: the C update, split into slices on two threads

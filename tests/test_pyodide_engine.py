@@ -76,7 +76,7 @@ def test_webflow_installs_from_its_wheel_and_imports_without_numpy(pyodide) -> N
             numpy_error = type(error).__name__
         import webflow
         import webflow.compat.v1 as tf
-        from webflow.backends import c_library
+        from webflow.backends.c import library as c_library
         {"platform": sys.platform, "numpy_spec": importlib.util.find_spec("numpy") is not None,
          "numpy_error": numpy_error, "numpy_loaded": sys.modules.get("numpy") is not None,
          "file": webflow.__file__, "version": importlib.metadata.version("webflow"),

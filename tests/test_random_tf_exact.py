@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from tf_subprocess import SKIP_REASON, TF_PYTHON, run_tensorflow, run_webflow
 
+from webflow.backends.numpy import random_distributions
 from webflow.framework import random_seed
-from webflow.ops import random_distributions
 
 pytestmark = pytest.mark.skipif(TF_PYTHON is None, reason=SKIP_REASON)
 EXACT = bool(random_distributions._LIBM)

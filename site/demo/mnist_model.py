@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import webflow.compat.v1 as tf
-from webflow.backends.c_array import CArray
+from webflow.backends.arrays.carray import CArray
 
 SIZES = [784, 128, 10]   # input pixels, hidden units, classes: a one-hidden-layer ReLU network
 BATCH = 100              # examples per step

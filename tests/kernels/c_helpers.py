@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from webflow.backends import c_library
+from webflow.backends.c import library as c_library
 
 
 def require_c_library() -> None:

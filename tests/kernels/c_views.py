@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from webflow.backends.c_elementwise import size_array
+from webflow.backends.c.elementwise import size_array
 
 
 def first_element(view: np.ndarray) -> int:

@@ -14,9 +14,9 @@ import pytest
 from c_helpers import require_c_library
 from c_views import element_strides, first_element, odd_view
 
-from webflow.backends import c_library as c
-from webflow.backends.c_cast import CAST_TYPES
-from webflow.backends.c_elementwise import size_array
+from webflow.backends.c import library as c
+from webflow.backends.c.cast import CAST_TYPES
+from webflow.backends.c.elementwise import size_array
 
 require_c_library()
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import webflow  # noqa: F401  (registers every op)
 from tests.kernels.c_helpers import require_c_library
-from webflow.backends import c_kernels_logic
-from webflow.backends.c_kernels import ADAPTERS
+from webflow.backends.c import logic_adapters as c_kernels_logic
+from webflow.ops.registry import OPS
 
 require_c_library()
 
@@ -25,7 +26,7 @@ def test_comparisons_broadcast_like_numpy(op: str, dtype: type, shapes: tuple) -
     y = RNG.integers(0, 3, size=shapes[1]).astype(dtype)
     if np.issubdtype(dtype, np.floating) and x.size:
         x.reshape(-1)[0] = np.nan  # NaN is unequal to everything and orders with nothing
-    got = ADAPTERS[op].adapter(x, y)
+    got = OPS[op].c_adapter(x, y)  # the C kernel the op's stanza names
     assert got.dtype == np.bool_ and got.shape == np.broadcast_shapes(x.shape, y.shape)
     np.testing.assert_array_equal(got, NUMPY[op](x, y))
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from c_helpers import require_c_library
 
-from webflow.backends import c_library as c
-from webflow.backends.c_conv import conv2d_shape
+from webflow.backends.c import library as c
+from webflow.backends.c.conv import conv2d_shape
 
 require_c_library()
 

@@ -13,9 +13,10 @@ import pytest
 from c_helpers import require_c_library
 from test_c_conv import reference_conv, reference_filter_grad, reference_input_grad
 
-from webflow.backends import c_conv_direct, parallel
-from webflow.backends import c_library as c
-from webflow.backends.c_conv import conv2d_shape
+from webflow.backends.c import conv_direct as c_conv_direct
+from webflow.backends.c import library as c
+from webflow.backends.c import parallel
+from webflow.backends.c.conv import conv2d_shape
 
 require_c_library()
 

@@ -16,8 +16,8 @@ import pytest
 from c_helpers import require_c_library
 from c_views import element_strides, first_element, odd_view
 
-from webflow.backends import c_elementwise
-from webflow.backends import c_library as c
+from webflow.backends.c import elementwise as c_elementwise
+from webflow.backends.c import library as c
 
 require_c_library()
 

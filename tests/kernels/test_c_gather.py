@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from c_helpers import require_c_library
 
-from webflow.backends import c_gather  # noqa: F401  (declares the signatures)
-from webflow.backends import c_library as c
+# noqa: F401  (declares the signatures)
+from webflow.backends.c import gather as c_gather  # noqa: F401  (declares the signatures)
+from webflow.backends.c import library as c
 
 require_c_library()
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from c_helpers import require_c_library
 
-from webflow.backends import c_gemm  # noqa: F401  (declares the signatures)
-from webflow.backends import c_library as c
+# noqa: F401  (declares the signatures)
+from webflow.backends.c import gemm as c_gemm  # noqa: F401  (declares the signatures)
+from webflow.backends.c import library as c
 
 require_c_library()
 
@@ -112,8 +113,8 @@ def automatic_backend():
     ((50, 3136), (3136, 1024), False, False), ((50, 3136), (50, 1024), True, False),
     ((50, 1024), (3136, 1024), False, True)])
 def test_matmul_adapter_is_thread_count_independent(automatic_backend, a_shape, b_shape, transpose_a, transpose_b):
-    from webflow.backends import parallel
-    from webflow.backends.c_kernels_math import matmul
+    from webflow.backends.c import parallel
+    from webflow.backends.c.math_adapters import matmul
 
     a = RNG.standard_normal(a_shape).astype(np.float32)
     b = RNG.standard_normal(b_shape).astype(np.float32)
@@ -131,8 +132,8 @@ def test_matmul_adapter_is_thread_count_independent(automatic_backend, a_shape, 
 
 def test_matmul_adapter_leaves_other_products_to_numpy(automatic_backend):
     from webflow.backends import selection
-    from webflow.backends.c_kernels import Unsupported
-    from webflow.backends.c_kernels_math import THIN_MAX, matmul
+    from webflow.backends.c.adapters import Unsupported
+    from webflow.backends.c.math_adapters import THIN_MAX, matmul
 
     wide = columns(4)
     refused = [  # (a, b, transpose_a, transpose_b)

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from webflow.backends import c_library
+from webflow.backends.c import library as c_library
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -33,7 +33,8 @@ def test_loader_and_gemm_work_without_numpy():
         package = types.ModuleType("webflow")
         package.__path__ = [{os.path.join(REPO, "webflow")!r}]
         sys.modules["webflow"] = package
-        from webflow.backends import c_library as c, c_gemm
+        from webflow.backends.c import library as c
+        from webflow.backends.c import gemm as c_gemm
         a, b, out = c.float_array([1, 2, 3, 4, 5, 6]), c.float_array([1, 0, 0, 1, 1, 1]), c.float_array(4)
         c.function("wf_gemm_f32")(0, 0, 2, 2, 3, 1.0, c.address(a), 3, c.address(b), 2, 0.0, c.address(out), 2)
         print(list(out), "numpy" in sys.modules and sys.modules["numpy"] is not None)
@@ -48,7 +49,7 @@ def test_missing_compiler_gives_one_line_and_numpy_keeps_working(tmp_path):
     result = run_python("""
         from webflow.wasm import build
         build.BUILD_DIR = build.os.path.join(r"{tmp}", "_build")  # an empty cache
-        from webflow.backends import c_library
+        from webflow.backends.c import library as c_library
         import webflow as wf
         print(c_library.available())
         print(c_library.unavailable_reason())
@@ -63,7 +64,7 @@ def test_missing_compiler_gives_one_line_and_numpy_keeps_working(tmp_path):
 
 def test_disable_switch():
     result = run_python("""
-        from webflow.backends import c_library
+        from webflow.backends.c import library as c_library
         print(c_library.available(), c_library.unavailable_reason())
     """, WEBFLOW_DISABLE_C="1")
     assert result.stdout.startswith("False webflow: C kernels disabled by WEBFLOW_DISABLE_C")

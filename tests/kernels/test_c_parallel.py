@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from c_helpers import require_c_library
 
-from webflow.backends import c_gemm  # noqa: F401  (declares the signatures)
-from webflow.backends import c_library as c
+# noqa: F401  (declares the signatures)
+from webflow.backends.c import gemm as c_gemm  # noqa: F401  (declares the signatures)
+from webflow.backends.c import library as c
 
 require_c_library()
 

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from c_helpers import require_c_library
 
-from webflow.backends import c_library as c
-from webflow.backends.c_philox import key_and_counter
-from webflow.ops import random_distributions
-from webflow.ops.philox import PhiloxGenerator
+from webflow.backends.c import library as c
+from webflow.backends.c.philox import key_and_counter
+from webflow.backends.numpy import random_distributions
+from webflow.framework.philox import PhiloxGenerator
 
 require_c_library()
 
@@ -67,10 +67,15 @@ def test_kernel_families_import_and_run_without_numpy():
         package = types.ModuleType("webflow")
         package.__path__ = [{os.path.join(repo, "webflow")!r}]
         sys.modules["webflow"] = package
-        from webflow.backends import c_library as c
-        from webflow.backends import (c_cast, c_elementwise, c_gather, c_optimizers, c_philox, c_reduce,
-                                      c_softmax)
-        from webflow.ops.philox import philox4x32
+        from webflow.backends.c import library as c
+        from webflow.backends.c import cast as c_cast
+        from webflow.backends.c import elementwise as c_elementwise
+        from webflow.backends.c import gather as c_gather
+        from webflow.backends.c import optimizers as c_optimizers
+        from webflow.backends.c import philox as c_philox
+        from webflow.backends.c import reduce as c_reduce
+        from webflow.backends.c import softmax as c_softmax
+        from webflow.framework.philox import philox4x32
         x, y = c.float_array([0.0, 1.0, -2.0]), c.float_array(3)
         c.function("wf_exp_f32")(c.address(x), c.address(y), 3)
         assert all(abs(a - math.exp(b)) <= 1e-6 * math.exp(b) for a, b in zip(y, x)), list(y)

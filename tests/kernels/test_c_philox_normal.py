@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 from c_helpers import require_c_library
 
-from webflow.backends import c_library as c
-from webflow.backends import c_philox
-from webflow.backends.c_philox import key_and_counter
-from webflow.ops import random_distributions as rd
-from webflow.ops.philox import PhiloxGenerator
+from webflow.backends.c import library as c
+from webflow.backends.c import philox as c_philox
+from webflow.backends.c.philox import key_and_counter
+from webflow.backends.numpy import random_distributions as rd
+from webflow.framework.philox import PhiloxGenerator
 
 require_c_library()
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from c_helpers import blocked_column_sums, require_c_library
 
-from webflow.backends import c_library as c
-from webflow.backends import c_pool  # noqa: F401  (declares the signatures)
-from webflow.backends.c_conv import conv2d_shape
+from webflow.backends.c import library as c
+from webflow.backends.c import pool as c_pool  # noqa: F401  (declares the signatures)
+from webflow.backends.c.conv import conv2d_shape
 
 require_c_library()
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from c_helpers import require_c_library
 
-from webflow.backends import c_library as c
-from webflow.backends import c_softmax  # noqa: F401  (declares the signatures)
+from webflow.backends.c import library as c
+from webflow.backends.c import softmax as c_softmax  # noqa: F401  (declares the signatures)
 from webflow.ops import nn_ops
 
 require_c_library()

@@ -17,8 +17,9 @@ import subprocess
 import numpy as np
 import pytest
 
-from webflow.ops import random_distributions, training_ops
-from webflow.ops.philox import PhiloxGenerator
+from webflow.backends.numpy import random_distributions
+from webflow.framework.philox import PhiloxGenerator
+from webflow.ops import training_ops
 from webflow.wasm import build
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -4,7 +4,7 @@ Pyodide (Node 20 + npm `pyodide`, offline), on every kernel family, against NumP
 Pyodide here has no NumPy, so the work is split: pytest (CPython + NumPy) builds each case's inputs and
 references (tests/pyodide/kernel_cases_*.py, which reuse the shapes and oracles of tests/kernels/test_c_*.py),
 one long-lived Node + Pyodide process (tests/pyodide/pyodide_server.mjs) runs the calls through
-webflow.backends.c_library and the c_* declarations on plain bytearray buffers, and pytest compares.
+webflow.backends.c.library and the c_* declarations on plain bytearray buffers, and pytest compares.
 Every case also runs on the native library (`native` ids), so a failure tells the wasm build from the case.
 Both side modules run the suite, each in its own Node process: `simd128` (webflow_kernels.wasm, Node as
 is) and `relaxed-simd` (webflow_kernels_relaxed.wasm, Node started with --experimental-wasm-relaxed-simd);
@@ -26,7 +26,7 @@ import time
 
 import pytest
 
-from webflow.backends import c_library
+from webflow.backends.c import library as c_library
 from webflow.wasm import build
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyodide"))
@@ -71,7 +71,7 @@ def pyodide(request):
     # flag (Node >= 22) would pick the relaxed module in the baseline session too: force the baseline there.
     loaded = session.evaluate(f"""
 import os
-from webflow.backends import c_library as c
+from webflow.backends.c import library as c
 if {variant == c_library.BASELINE} and c.engine_has_relaxed_simd():
     os.environ[c.ENV_RELAXED] = "0"
 [c.engine_has_relaxed_simd(), c.wasm_variant()]
@@ -114,7 +114,8 @@ def test_c_library_loads_the_wasm_side_module_without_numpy(pyodide):
     every declared kernel is exported by the module, and a GEMM on array.array buffers is right."""
     answer = pyodide.evaluate("""
 import ctypes, importlib.util, sys
-from webflow.backends import c_library, c_gemm
+from webflow.backends.c import library as c_library
+from webflow.backends.c import gemm as c_gemm
 from webflow.wasm import build
 a, b, out = c.float_array([1, 2, 3, 4, 5, 6]), c.float_array([1, 0, 0, 1, 1, 1]), c.float_array(4)
 c.function("wf_gemm_f32")(0, 0, 2, 2, 3, 1.0, c.address(a), 3, c.address(b), 2, 0.0, c.address(out), 2)

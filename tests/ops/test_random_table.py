@@ -15,7 +15,7 @@ from op_harness import OpCase, check_case
 
 import webflow as wf
 from webflow.framework import random_seed
-from webflow.ops.philox import philox4x32
+from webflow.framework.philox import philox4x32
 
 GRAPH_SEED = random_seed.DEFAULT_GRAPH_SEED
 
@@ -40,7 +40,7 @@ def test_philox_known_answers(key, counter, expected):
 
 def test_vectorised_blocks_carry_across_words():
     """blocks_at() == the scalar function at counter + offset, including carries into higher words."""
-    from webflow.ops.philox import PhiloxGenerator
+    from webflow.framework.philox import PhiloxGenerator
 
     generator = PhiloxGenerator(5, (1 << 32) - 1)
     generator.counter += (1 << 32) - 2  # low word about to wrap

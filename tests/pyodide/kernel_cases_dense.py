@@ -18,7 +18,7 @@ from test_c_gemm import TOLERANCE as GEMM_TOLERANCE
 from test_c_pool import CASES as POOL_CASES
 from test_c_pool import reference as pool_reference
 
-from webflow.backends.c_conv import conv2d_shape
+from webflow.backends.c.conv import conv2d_shape
 
 SUFFIX = {np.float32: "f32", np.float64: "f64"}
 

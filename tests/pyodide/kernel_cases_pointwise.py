@@ -15,7 +15,7 @@ from test_c_elementwise import SIZES as UNARY_SIZES
 from test_c_reduce import random_case as random_reduction
 from test_c_reduce import reference as reduce_reference
 
-from webflow.backends.c_reduce import axis_mask
+from webflow.backends.c.reduce import axis_mask
 from webflow.ops import nn_ops
 
 SUFFIX = {np.float32: "f32", np.float64: "f64", np.int32: "i32", np.int64: "i64"}

@@ -12,8 +12,8 @@ import math
 import numpy as np
 from kernel_cases_dense import Case
 
-from webflow.ops import random_distributions as rd
-from webflow.ops.philox import philox4x32
+from webflow.backends.numpy import random_distributions as rd
+from webflow.framework.philox import philox4x32
 
 MASK32 = 0xFFFFFFFF
 

@@ -13,9 +13,10 @@ from c_views import odd_view
 from kernel_cases_dense import Case, _assert_equal
 from test_c_cast import NUMPY_TYPES, in_range_values
 
-from webflow.backends.c_cast import CAST_TYPES
-from webflow.ops import random_distributions, training_ops
-from webflow.ops.philox import PhiloxGenerator
+from webflow.backends.c.cast import CAST_TYPES
+from webflow.backends.numpy import random_distributions
+from webflow.framework.philox import PhiloxGenerator
+from webflow.ops import training_ops
 
 SUFFIX = {np.float32: "f32", np.float64: "f64", np.int32: "i32", np.int64: "i64"}
 INDEX = {np.int32: "i32", np.int64: "i64"}

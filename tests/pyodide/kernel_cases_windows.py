@@ -13,7 +13,7 @@ from test_c_pool import CASES as POOL_CASES
 from test_c_pool import reference as pool_reference
 from test_c_pool import windows
 
-from webflow.backends.c_conv import Conv2DShape, conv2d_shape
+from webflow.backends.c.conv import Conv2DShape, conv2d_shape
 
 SUFFIX = {np.float32: "f32", np.float64: "f64"}
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from webflow.backends import c_library
-from webflow.backends.c_conv import _FIELDS, Conv2DShape
-from webflow.backends.c_elementwise import size_array
+from webflow.backends.c import library as c_library
+from webflow.backends.c.conv import _FIELDS, Conv2DShape
+from webflow.backends.c.elementwise import size_array
 
 
 @dataclass(frozen=True)

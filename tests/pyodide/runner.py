@@ -19,27 +19,25 @@ import sys
 import types
 
 # `import webflow` runs webflow/__init__.py, which needs NumPy; the kernel layer does not. A bare package
-# object lets `webflow.backends.c_library` import on its own, as a NumPy-free Pyodide would use it.
+# object lets `webflow.backends.c.library` import on its own, as a NumPy-free Pyodide would use it.
 if "webflow" not in sys.modules:
     _package = types.ModuleType("webflow")
     _package.__path__ = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "webflow")]
     sys.modules["webflow"] = _package
 
 # each c_<family> module declares its family's signatures when imported
-from webflow.backends import (  # noqa: E402, F401
-    c_activations,
-    c_cast,
-    c_conv,
-    c_elementwise,
-    c_gather,
-    c_gemm,
-    c_optimizers,
-    c_philox,
-    c_pool,
-    c_reduce,
-    c_softmax,
-)
-from webflow.backends import c_library as c  # noqa: E402
+from webflow.backends.c import activations as c_activations  # noqa: E402, F401
+from webflow.backends.c import cast as c_cast  # noqa: E402, F401
+from webflow.backends.c import conv as c_conv  # noqa: E402, F401
+from webflow.backends.c import elementwise as c_elementwise  # noqa: E402, F401
+from webflow.backends.c import gather as c_gather  # noqa: E402, F401
+from webflow.backends.c import gemm as c_gemm  # noqa: E402, F401
+from webflow.backends.c import library as c  # noqa: E402
+from webflow.backends.c import optimizers as c_optimizers  # noqa: E402, F401
+from webflow.backends.c import philox as c_philox  # noqa: E402, F401
+from webflow.backends.c import pool as c_pool  # noqa: E402, F401
+from webflow.backends.c import reduce as c_reduce  # noqa: E402, F401
+from webflow.backends.c import softmax as c_softmax  # noqa: E402, F401
 
 EXCHANGE = "/exchange"
 

@@ -1,4 +1,7 @@
-"""The gradient of a traced sub-graph (a cond branch, a loop body, a `wf.function`) as another FuncGraph.
+"""The gradient of a traced sub-graph (a cond branch, a loop body, a `wf.function`) as another FuncGraph, and
+the gradients of the ops that run sub-graphs (If, While, PartitionedCall, StatefulPartitionedCall), registered
+here for those op types of ops/functional_ops.py (ops/ sits below autodiff/ and may not import it; autodiff's
+`__init__` imports this module, so they are registered whenever gradients can be taken).
 
 `gradient_graph(forward, wanted)` builds a FuncGraph that takes the forward graph's inputs plus one
 gradient per forward output, and returns d(outputs)/d(inputs[i]) for each i in `wanted`:
@@ -9,7 +12,7 @@ gradient per forward output, and returns d(outputs)/d(inputs[i]) for each i in `
 
 The backward graph therefore *recomputes* the forward values it needs instead of keeping them from
 the forward run. That is exact for stateless sub-graphs, and random ops are made to replay the numbers
-their forward twin drew in the same run (ops/random_ops.py, REPLAY_ATTR), so a dropout mask in a cond
+their forward twin drew in the same run (framework/random_generators.py, REPLAY_ATTR), so a dropout mask in a cond
 branch is the same forward and backward. (Inside a while loop only the last iteration's draw is
 replayed: a random op in a loop body gets a wrong gradient.) For other stateful ops it differs from
 TensorFlow: the copy drops control edges and the backward pass runs only what the gradients need, so
@@ -25,7 +28,9 @@ from webflow.autodiff.gradients import gradients
 from webflow.framework import dtypes
 from webflow.framework.func_graph import FuncGraph, resource_spec
 from webflow.framework.graph import Graph
-from webflow.ops.random_ops import RANDOM_OP_TYPES, REPLAY_ATTR
+from webflow.framework.random_generators import RANDOM_OP_TYPES, REPLAY_ATTR
+from webflow.ops.functional_ops import call_function, output_list
+from webflow.ops.registry import apply_op, register_gradient
 
 
 def differentiable_indices(tensors: Any) -> tuple:
@@ -89,7 +94,6 @@ def _copy_ops(forward: FuncGraph, graph: FuncGraph, copies: dict) -> None:
 def _dense_or_zeros(grad: Any, x: Any, graph: FuncGraph) -> Any:
     """The gradient as a dense tensor; zeros (shaped like x, or like the variable x points to) if unconnected."""
     from webflow.ops import array_ops, math_ops
-    from webflow.ops.registry import apply_op
 
     if grad is not None:
         return math_ops.to_dense(grad)
@@ -99,5 +103,69 @@ def _dense_or_zeros(grad: Any, x: Any, graph: FuncGraph) -> Any:
         return array_ops.zeros_like(value)
     return array_ops.zeros_like(x)
 
+
+# --- the gradients of the functional ops ---------------------------------------------------------------
+def _scatter(wanted: tuple, results: Any, count: int) -> list:
+    """A list of `count` gradients: results[k] at position wanted[k], None elsewhere."""
+    results = output_list(results)
+    by_index = dict(zip(wanted, results))
+    return [by_index.get(i) for i in range(count)]
+
+
+def _specs_of(tensors: list) -> tuple[list, list]:
+    """(shapes, dtypes) for gradients w.r.t. `tensors`; a variable handle's gradient has the variable's."""
+    shapes, types = [], []
+    for tensor in tensors:
+        spec = resource_spec(tensor) if tensor.dtype is dtypes.resource else (tensor.shape, tensor.dtype.base_dtype)
+        shape, dtype = spec or (None, dtypes.float32)
+        shapes.append(shape)
+        types.append(dtype)
+    return shapes, types
+
+
+@register_gradient("If")
+def _if_grad(op: Any, *grads: Any) -> list:
+    """d inputs = If(pred, then_branch', else_branch')(inputs, grads): the taken branch's gradient."""
+    inputs = list(op.inputs[1:])
+    wanted = differentiable_indices(inputs)
+    if not wanted:
+        return [None] * len(op.inputs)
+    then_grad = gradient_graph(op.get_attr("then_branch"), wanted)
+    else_grad = gradient_graph(op.get_attr("else_branch"), wanted)
+    shapes, types = _specs_of([inputs[i] for i in wanted])
+    results = apply_op("If", [op.inputs[0]] + inputs + list(grads), {
+        "then_branch": then_grad, "else_branch": else_grad, "Tout": types, "output_shapes": shapes})
+    return [None] + _scatter(wanted, results, len(inputs))
+
+
+@register_gradient("While")
+def _while_grad(op: Any, *grads: Any) -> list:
+    """d (initial loop vars, captures) = WhileGrad: the body's gradient applied over the iterations in reverse."""
+    if not op.get_attr("back_prop"):
+        return [None] * len(op.inputs)
+    inputs = list(op.inputs)
+    wanted = differentiable_indices(inputs)
+    if not wanted:
+        return [None] * len(inputs)
+    body = op.get_attr("body")
+    shapes, types = _specs_of([inputs[i] for i in wanted])
+    results = apply_op("WhileGrad", inputs + list(grads), {
+        "cond": op.get_attr("cond"), "body": body, "body_grad": gradient_graph(body, wanted),
+        "wanted": wanted, "Tout": types, "output_shapes": shapes}, name="WhileGrad")
+    return _scatter(wanted, results, len(inputs))
+
+
+def _call_grad(op: Any, *grads: Any) -> list:
+    """d inputs = the gradient graph of f, called on (inputs, grads)."""
+    inputs = list(op.inputs)
+    wanted = differentiable_indices(inputs)
+    if not wanted:
+        return [None] * len(inputs)
+    results = call_function(gradient_graph(op.get_attr("f"), wanted), inputs + list(grads))
+    return _scatter(wanted, results, len(inputs))
+
+
+register_gradient("PartitionedCall")(_call_grad)
+register_gradient("StatefulPartitionedCall")(_call_grad)
 
 __all__ = ["gradient_graph", "differentiable_indices"]

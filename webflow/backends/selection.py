@@ -50,25 +50,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from webflow.backends import (  # noqa: F401  (importing the c_kernels_* modules fills ADAPTERS)
-    c_kernels_activation,
-    c_kernels_logic,
-    c_kernels_math,
-    c_kernels_nn,
-    c_kernels_random,
-    c_kernels_train,
-    c_library,
-    python_kernels,
-    python_kernels_array,
-    python_kernels_conv,
-    python_kernels_index,
-    python_kernels_math,
-    python_kernels_nn,
-    python_kernels_pool,
-    python_random,
-)
-from webflow.backends.c_kernels import ADAPTERS, CKernel, Unsupported
-from webflow.backends.numpy_backend import HAVE_NUMPY, NumpyUnavailable
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, NumpyUnavailable
+from webflow.backends.c import library as c_library
+from webflow.backends.c.adapters import CKernel, Unsupported
 
 NUMPY, NATIVE, WASM = "numpy", "native", "wasm"
 BACKENDS = (NUMPY, NATIVE, WASM)
@@ -164,16 +148,15 @@ def _update_with_fallback(adapter: Callable, formula: Callable) -> Callable:
 
 def _without_numpy(opdef: Any) -> Callable:
     """The op's reference kernel where NumPy is missing: its pure-Python kernel, or one saying what is missing."""
-    portable = python_kernels.KERNELS.get(opdef.type)
-    if portable is not None:
-        return portable
+    if opdef.portable is not None:
+        return opdef.portable
     numpy_kernel = opdef.kernels[NUMPY]
 
     def run(*args: Any, **attrs: Any) -> Any:
         try:
             return numpy_kernel(*args, **attrs)  # some (Const, NoOp, variables) never touch NumPy
         except NumpyUnavailable as error:
-            c_note = "" if ADAPTERS.get(opdef.type) is None else " for these inputs"
+            c_note = "" if opdef.c_adapter is None else " for these inputs"
             raise NumpyUnavailable(f"op {opdef.type} has no kernel without NumPy{c_note}; available on: numpy "
                                    f"({error})") from None
 
@@ -187,10 +170,10 @@ def _without_numpy(opdef: Any) -> Callable:
 
 
 def attach(opdef: Any) -> None:
-    """Called by register_op: gives the op its C kernel if an adapter is registered for its type."""
+    """Called by register_op: installs the kernels its stanza names (`c=`, `portable=`) beside the NumPy one."""
     if not HAVE_NUMPY:
         opdef.kernels[NUMPY] = opdef.kernel = _without_numpy(opdef)
-    found: CKernel | None = ADAPTERS.get(opdef.type)
+    found: CKernel | None = opdef.c_adapter
     if found is None:
         return
     numpy_kernel = opdef.kernels[NUMPY]
@@ -199,7 +182,6 @@ def attach(opdef: Any) -> None:
     else:
         kernel = _with_fallback(found.adapter, numpy_kernel)
     opdef.kernels[C_BACKEND] = kernel
-    opdef.c_adapter = found
     _OPDEFS.append(opdef)
     apply(opdef)
 

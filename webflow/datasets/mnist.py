@@ -22,8 +22,8 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-from webflow.backends.c_array import CArray
-from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.backends.arrays.carray import CArray
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.framework import dtypes
 
 # The four files and the sha256 of their *uncompressed* bytes (the same whichever mirror compressed them).

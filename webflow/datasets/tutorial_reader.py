@@ -16,7 +16,7 @@ import collections
 import os
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays.numpy_arrays import np
 from webflow.datasets import mnist
 
 Datasets = collections.namedtuple("Datasets", ["train", "validation", "test"])

@@ -21,6 +21,9 @@ class _ModeState(threading.local):
 _state = _ModeState()
 _eager_enabled = True
 _global_default_graph: Any = None
+# What global_default_graph() creates: graph.py registers `Graph` when it is imported (graph.py imports this
+# module, so this one cannot import it back).
+_graph_factory: Callable[[], Any] | None = None
 
 
 def executing_eagerly() -> bool:
@@ -61,10 +64,17 @@ def get_default_graph() -> Any:
 def global_default_graph() -> Any:
     global _global_default_graph
     if _global_default_graph is None:
-        from webflow.framework.graph import Graph
-
-        _global_default_graph = Graph()
+        if _graph_factory is None:
+            raise RuntimeError("webflow.framework.graph is not imported yet, so there is no Graph class to make "
+                               "the default graph with (import webflow first)")
+        _global_default_graph = _graph_factory()
     return _global_default_graph
+
+
+def set_graph_factory(factory: Callable[[], Any]) -> None:
+    """Called by framework/graph.py on import: `factory()` makes the global default graph."""
+    global _graph_factory
+    _graph_factory = factory
 
 
 def reset_global_default_graph() -> None:

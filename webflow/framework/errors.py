@@ -145,3 +145,7 @@ _BY_CODE = {cls.error_code: cls for cls in (
 
 def exception_type_from_error_code(error_code: int) -> type:
     return _BY_CODE[error_code]
+
+
+class ShapeError(ValueError):
+    """A shape or dtype rule rejected its inputs at graph-build time (TensorFlow raises ValueError)."""

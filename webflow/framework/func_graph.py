@@ -10,7 +10,7 @@ Two kinds of capture need care:
   captured like any tensor, so each run reads the variable *live* through ReadVariableOp;
 - TF1 ref tensors (a RefVariable's VariableV2 output): reading them early would fail when the
   variable is uninitialized, so they are not op inputs; the runner looks their value up by name in
-  the session's resource store when the sub-graph runs (see `run_func_graph`).
+  the session's resource store when the sub-graph runs (`run_func_graph` in runtime/executor.py).
 
 Stateful ops and variable reads are chained in program order (TensorFlow's "automatic control
 dependencies" in tf.function), and stateful ops always run, even when no output needs them.
@@ -26,6 +26,15 @@ from webflow.framework.tensor import EagerTensor, Tensor
 from webflow.framework.tensor_shape import TensorShape
 
 _READS_STATE = ("ReadVariableOp",)
+# The OpDef of the Placeholders a FuncGraph makes for its inputs and captures: set by ops/constants.py, where
+# Placeholder is registered (framework/ sits below ops/ and may not import it).
+_placeholder_opdef: Any = None
+
+
+def set_placeholder_opdef(opdef: Any) -> None:
+    """Called by ops/constants.py on import with the Placeholder op's OpDef."""
+    global _placeholder_opdef
+    _placeholder_opdef = opdef
 
 
 class FuncGraph(Graph):
@@ -52,12 +61,10 @@ class FuncGraph(Graph):
     # --- inputs -----------------------------------------------------------------------------------
     def add_placeholder(self, dtype: Any, shape: Any, name: str = "input") -> Tensor:
         """A new Placeholder in this graph (an input the runner will feed)."""
-        from webflow.ops.registry import OPS
-
         spec = [(TensorShape(shape), dtypes.as_dtype(dtype))]
         op_name = self.unique_name(name)
         attrs = {"dtype": dtypes.as_dtype(dtype), "shape": TensorShape(shape)}
-        return Graph._create_op(self, "Placeholder", [], spec, op_name, attrs, OPS["Placeholder"]).outputs[0]
+        return Graph._create_op(self, "Placeholder", [], spec, op_name, attrs, _placeholder_opdef).outputs[0]
 
     def capture(self, tensor: Any) -> Tensor:
         """The placeholder standing for outer `tensor` inside this graph (created on first use)."""
@@ -95,14 +102,14 @@ class FuncGraph(Graph):
         self.ref_captures.append((inner, key))
         return inner
 
-    def _capture_eager_tensor(self, tensor: EagerTensor, name: Any = None) -> Tensor:
-        """Called by convert_to_tensor when eager code's tensors (or variable handles) meet this graph."""
+    def _capture_eager_tensor(self, tensor: EagerTensor, name: Any = None) -> Tensor | None:
+        """Called by convert_to_tensor when eager code's tensors (or variable handles) meet this graph.
+
+        None when the value must be baked in as a constant instead (convert_to_tensor makes it): inside a
+        plain (TF1) graph, which cannot hold eager tensors."""
         if self.outer_graph is not None and not isinstance(self.outer_graph, FuncGraph) \
                 and tensor.dtype is not dtypes.resource:
-            from webflow.ops.constants import constant
-
-            with self.as_default():
-                return constant(tensor._value)  # a plain (TF1) graph cannot hold eager tensors: bake the value
+            return None
         return self.capture(tensor)
 
     @property
@@ -154,23 +161,4 @@ def resource_spec(tensor: Any) -> tuple | None:
     return getattr(tensor.graph, "resource_specs", {}).get(tensor._uid)
 
 
-def run_func_graph(graph: FuncGraph, values: list, resources: dict, session: Any = None) -> list:
-    """Runs `graph` with the same executor as Session: feeds its inputs, returns its outputs' values."""
-    from webflow.ops.state_ops import UNINITIALIZED
-    from webflow.runtime import executor
-
-    if len(values) != len(graph.inputs):
-        raise ValueError(f"{graph.name} takes {len(graph.inputs)} inputs, got {len(values)}")
-    feeds = {placeholder._uid: value for placeholder, value in zip(graph.inputs, values)}
-    for placeholder, key in graph.ref_captures:
-        feeds[placeholder._uid] = resources.get(key, UNINITIALIZED)
-    plan_key = frozenset(feeds)
-    plan = graph._plans.get(plan_key)
-    if plan is None:
-        plan = executor.make_plan(graph.outputs, graph.stateful_ops, frozenset(feeds))
-        graph._plans[plan_key] = plan
-    results = executor.execute(plan, feeds, resources, session)
-    return [results[t._uid] for t in graph.outputs]
-
-
-__all__ = ["FuncGraph", "run_func_graph", "resource_key", "resource_spec"]
+__all__ = ["FuncGraph", "resource_key", "resource_spec", "set_placeholder_opdef"]

@@ -450,3 +450,6 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"<webflow.Graph with {len(self._ops)} ops>"
+
+
+context.set_graph_factory(Graph)

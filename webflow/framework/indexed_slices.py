@@ -6,7 +6,20 @@ apply them as sparse row updates. Anything that needs a plain tensor densifies t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+from webflow.framework.tensor_shape import TensorShape
+
+# A tensor's value when known without running anything, else None: ops/convert.py's `constant_value`, which
+# registers itself here on import (framework/ sits below ops/ and may not import it).
+_constant_value: Callable[[Any], Any] | None = None
+
+
+def set_constant_value(function: Callable[[Any], Any]) -> None:
+    """Called by ops/convert.py on import: how `IndexedSlices.shape` reads a constant `dense_shape`."""
+    global _constant_value
+    _constant_value = function
 
 
 class IndexedSlices:
@@ -51,10 +64,7 @@ class IndexedSlices:
 
     @property
     def shape(self) -> Any:
-        from webflow.framework.tensor_shape import TensorShape
-        from webflow.ops.convert import constant_value
-
-        known = constant_value(self._dense_shape) if self._dense_shape is not None else None
+        known = _constant_value(self._dense_shape) if self._dense_shape is not None else None
         if known is not None:
             return TensorShape([int(d) for d in known])
         return TensorShape(None)

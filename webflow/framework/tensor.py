@@ -10,6 +10,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from webflow.framework import context
 from webflow.framework import dtypes as dtypes_module
 from webflow.framework.tensor_shape import TensorShape
 
@@ -145,8 +146,6 @@ class Tensor(TensorBase):
         return self._op
 
     def _uses_equality(self) -> bool:
-        from webflow.framework import context
-
         return _USE_EQUALITY and context.eager_enabled_globally() and self._op.graph.building_function
 
     @property

@@ -51,11 +51,26 @@ def graph_document(graph: Any, *, run_metadata: Any = None, executed: Any = None
     nodes = [_node(op, stats.get(op.name), op.name in ran) for op in ops]
     edges = [edge for op in ops for edge in op_edges(op)]
     if profile is None and run_metadata is not None:
-        from webflow.lab.profile import profile_section
-
         profile = profile_section(run_metadata)
     return {"version": VERSION, "title": title or f"Graph ({len(ops)} ops)", "live": bool(live),
             "nodes": nodes, "edges": edges, "error": error, "profile": profile}
+
+
+def profile_section(run_metadata: Any) -> dict:
+    """The schema's `profile` section: one row per node (calls summed), sorted by first start (profile.py makes
+    tables and traces from the same RunMetadata)."""
+    rows: dict[str, dict] = {}
+    for stat in run_metadata.step_stats.dev_stats:
+        row = rows.get(stat.node_name)
+        if row is None:
+            rows[stat.node_name] = {"node": stat.node_name, "type": stat.op_type, "backend": stat.backend,
+                                    "start_us": float(stat.all_start_micros),
+                                    "duration_us": float(stat.all_end_rel_micros), "calls": 1}
+        else:
+            row["duration_us"] += float(stat.all_end_rel_micros)
+            row["calls"] += 1
+    ops = sorted(rows.values(), key=lambda row: row["start_us"])
+    return {"total_us": sum(row["duration_us"] for row in ops), "ops": ops}
 
 
 def last_stats_by_node(run_metadata: Any) -> dict:
@@ -112,4 +127,5 @@ def source_of(traceback: Any) -> dict | None:
     return {"file": file, "line": int(line), "function": function, "code": code or None}
 
 
-__all__ = ["graph_document", "node_kind", "op_edges", "source_of", "last_stats_by_node", "MIME_TYPE", "VERSION"]
+__all__ = ["graph_document", "node_kind", "op_edges", "source_of", "last_stats_by_node", "profile_section",
+           "MIME_TYPE", "VERSION"]

@@ -20,8 +20,9 @@ import re
 import textwrap
 from typing import Any
 
-from webflow.backends import c_library, selection
-from webflow.backends.c_kernels import SUFFIX
+from webflow.backends import selection
+from webflow.backends.c import library as c_library
+from webflow.backends.c.adapters import SUFFIX
 
 _SYMBOL = re.compile(r"wf_[A-Za-z0-9_<>]+")
 _INTEGER_SUFFIXES = ("i32", "i64")

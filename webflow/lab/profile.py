@@ -17,24 +17,9 @@ import time
 from typing import Any
 
 from webflow.lab.formatting import micros_text, value_shape
+from webflow.lab.graph_document import MIME_TYPE, VERSION, profile_section
 from webflow.ops import registry
 from webflow.runtime.config import NodeExecStats, RunMetadata
-
-
-def profile_section(run_metadata: Any) -> dict:
-    """The schema's `profile`: one row per node (calls summed), sorted by first start."""
-    rows: dict[str, dict] = {}
-    for stat in run_metadata.step_stats.dev_stats:
-        row = rows.get(stat.node_name)
-        if row is None:
-            rows[stat.node_name] = {"node": stat.node_name, "type": stat.op_type, "backend": stat.backend,
-                                    "start_us": float(stat.all_start_micros),
-                                    "duration_us": float(stat.all_end_rel_micros), "calls": 1}
-        else:
-            row["duration_us"] += float(stat.all_end_rel_micros)
-            row["calls"] += 1
-    ops = sorted(rows.values(), key=lambda row: row["start_us"])
-    return {"total_us": sum(row["duration_us"] for row in ops), "ops": ops}
 
 
 def profile_text(run_metadata: Any, limit: int = 30) -> str:
@@ -146,8 +131,6 @@ class profile:  # noqa: N801 - used as `with webflow.lab.profile() as p`, like a
         return save_chrome_trace(self.run_metadata, path)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
-        from webflow.lab.graph_document import MIME_TYPE, VERSION
-
         document = {"version": VERSION, "title": "Eager profile", "live": False, "nodes": [], "edges": [],
                     "error": None, "profile": self.section()}
         return {MIME_TYPE: document, "text/plain": self.table()}

@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays.numpy_arrays import np
 from webflow.framework import context, dtypes
 from webflow.framework.graph import GraphKeys
 from webflow.framework.scopes import name_scope_v1

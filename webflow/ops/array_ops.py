@@ -8,9 +8,12 @@ import builtins
 import math
 from typing import Any
 
-from webflow.backends import values as backend_values
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays import values as backend_values
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c import nn_adapters
+from webflow.backends.portable import array_kernels, shape_kernels
 from webflow.framework import context, dtypes
+from webflow.framework.indexed_slices import IndexedSlices
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops.convert import (
     constant_value,
@@ -32,7 +35,7 @@ from webflow.ops.shapes import broadcast_shapes, merged_shape, normalize_axis, s
 
 
 # --- Identity, StopGradient ----------------------------------------------------------------------------
-@register_op("Identity", "Identity", inputs=("input",), shape=same_as_input)
+@register_op("Identity", "Identity", inputs=("input",), shape=same_as_input, portable=shape_kernels.identity)
 def identity_kernel(x: Any) -> Any:
     """y = x."""
     return x
@@ -50,7 +53,7 @@ def identity(input: Any, name: str | None = None) -> Any:  # noqa: A002 - Tensor
     return apply_op("Identity", [input], name=name)
 
 
-@register_op("StopGradient", "StopGradient", inputs=("input",), shape=same_as_input)
+@register_op("StopGradient", "StopGradient", inputs=("input",), shape=same_as_input, portable=shape_kernels.identity)
 def stop_gradient_kernel(x: Any) -> Any:
     """y = x, but no gradient flows back through it."""
     return x
@@ -68,7 +71,7 @@ def _shape_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec([inputs[0].shape.rank], attrs["out_type"])
 
 
-@register_op("Shape", "Shape", inputs=("input",), shape=_shape_shape)
+@register_op("Shape", "Shape", inputs=("input",), shape=_shape_shape, portable=shape_kernels.shape)
 def shape_kernel(x: Any, *, out_type: Any) -> Any:
     """y = the dimensions of x, as a vector."""
     return np.array(np.shape(x), dtype=out_type.as_numpy_dtype)
@@ -93,7 +96,8 @@ def _static_or_op(op_type: str, input: Any, name: str | None, static: Any, out_t
         return apply_op(op_type, [x], attrs, name=scope or None)
 
 
-@register_op("Size", "Size", inputs=("input",), shape=lambda inputs, attrs: output_spec((), attrs["out_type"]))
+@register_op("Size", "Size", inputs=("input",), shape=lambda inputs, attrs: output_spec((), attrs["out_type"]),
+             portable=shape_kernels.size)
 def size_kernel(x: Any, *, out_type: Any) -> Any:
     """y = number of elements of x."""
     return np.array(np.size(x), dtype=out_type.as_numpy_dtype)
@@ -103,7 +107,8 @@ def size(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> A
     return _static_or_op("Size", input, name, lambda s: s.num_elements(), out_type)
 
 
-@register_op("Rank", "Rank", inputs=("input",), shape=lambda inputs, attrs: output_spec((), dtypes.int32))
+@register_op("Rank", "Rank", inputs=("input",), shape=lambda inputs, attrs: output_spec((), dtypes.int32),
+             portable=shape_kernels.rank)
 def rank_kernel(x: Any) -> Any:
     """y = number of dimensions of x."""
     return np.array(np.ndim(x), dtype=np.int32)
@@ -141,7 +146,7 @@ def _reshape_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(target, dtype)
 
 
-@register_op("Reshape", "Reshape", inputs=("tensor", "shape"), shape=_reshape_shape)
+@register_op("Reshape", "Reshape", inputs=("tensor", "shape"), shape=_reshape_shape, portable=shape_kernels.reshape)
 def reshape_kernel(x: Any, new_shape: Any) -> Any:
     """y = x with its elements laid out in `shape` (one -1 is inferred)."""
     return np.reshape(x, [int(d) for d in new_shape])
@@ -174,7 +179,7 @@ def _fill_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec([int(d) for d in backend_values.flat_list(known)], value.dtype.base_dtype)
 
 
-@register_op("Fill", "Fill", inputs=("dims", "value"), shape=_fill_shape)
+@register_op("Fill", "Fill", inputs=("dims", "value"), shape=_fill_shape, portable=shape_kernels.fill)
 def fill_kernel(dims: Any, value: Any) -> Any:
     """y[...] = value, with shape dims."""
     return np.full([int(d) for d in dims], value, dtype=value.dtype)
@@ -183,9 +188,7 @@ def fill_kernel(dims: Any, value: Any) -> Any:
 @register_gradient("Fill")
 def _fill_grad(op: Any, grad: Any) -> list:
     """dy/dvalue = sum of grad."""
-    from webflow.ops.math_ops import reduce_sum
-
-    return [None, reduce_sum(grad)]
+    return [None, _reduce_sum(grad)]
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Any:
@@ -230,13 +233,13 @@ def _filled(shape_value: Any, value: Any, dtype: Any, name: str) -> Any:
         return fill(shape_value, constant(value, dtype=dtype, name=f"{name}/Const".split("/")[-1]), name=scope)
 
 
-@register_op("ZerosLike", "ZerosLike", inputs=("x",), shape=same_as_input)
+@register_op("ZerosLike", "ZerosLike", inputs=("x",), shape=same_as_input, portable=shape_kernels.zeros_like)
 def zeros_like_kernel(x: Any) -> Any:
     """y = 0 with x's shape and dtype."""
     return np.zeros_like(x)
 
 
-@register_op("OnesLike", "OnesLike", inputs=("x",), shape=same_as_input)
+@register_op("OnesLike", "OnesLike", inputs=("x",), shape=same_as_input, portable=shape_kernels.ones_like)
 def ones_like_kernel(x: Any) -> Any:
     """y = 1 with x's shape and dtype."""
     return np.ones_like(x)
@@ -304,7 +307,8 @@ def _broadcast_to_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(target_shape, x.dtype.base_dtype)
 
 
-@register_op("BroadcastTo", "BroadcastTo", inputs=("input", "shape"), shape=_broadcast_to_shape)
+@register_op("BroadcastTo", "BroadcastTo", inputs=("input", "shape"), shape=_broadcast_to_shape,
+             portable=shape_kernels.broadcast_to)
 def broadcast_to_kernel(x: Any, target: Any) -> Any:
     """y = x repeated along broadcast dims to `shape`."""
     return np.array(np.broadcast_to(x, [int(d) for d in target]))
@@ -313,8 +317,6 @@ def broadcast_to_kernel(x: Any, target: Any) -> Any:
 @register_gradient("BroadcastTo")
 def _broadcast_to_grad(op: Any, grad: Any) -> list:
     """dy/dx = grad summed over the broadcast dims."""
-    from webflow.ops.math_ops import unbroadcast
-
     return [unbroadcast(grad, op.inputs[0]), None]
 
 
@@ -330,7 +332,7 @@ def _bga_shape(inputs: list, attrs: dict) -> list:
 
 
 @register_op("BroadcastGradientArgs", "BroadcastGradientArgs", inputs=("s0", "s1"), shape=_bga_shape,
-             same_dtype=(0, 1))
+             same_dtype=(0, 1), portable=shape_kernels.broadcast_gradient_args)
 def broadcast_gradient_args_kernel(s0: Any, s1: Any) -> list:
     """r0, r1 = the axes along which shapes s0 and s1 were broadcast against each other."""
     rank = max(len(s0), len(s1))
@@ -348,19 +350,61 @@ def broadcast_gradient_args(s0: Any, s1: Any, name: str | None = None) -> list:
     return apply_op("BroadcastGradientArgs", [s0, s1], name=name)
 
 
+# --- helpers for gradients (here, not in math_ops, which imports this module) ------------------------
+def unbroadcast(grad: Any, x: Any) -> Any:
+    """Sums `grad` over the dimensions along which `x` was broadcast, so it has x's shape."""
+    x_dims, grad_dims = x.shape.as_tuple(), grad.shape.as_tuple()
+    if x.shape.is_fully_defined() and grad.shape.is_fully_defined():
+        if x_dims == grad_dims:
+            return grad
+        lead = len(grad_dims) - len(x_dims)
+        axes = list(builtins.range(lead)) + [lead + i for i, d in enumerate(x_dims)
+                                             if d == 1 and grad_dims[lead + i] != 1]
+        summed = _reduce_sum(grad, axes) if axes else grad
+        return reshape(summed, x_dims)
+    x_shape = shape(x)
+    axes, _ = broadcast_gradient_args(x_shape, shape(grad))
+    return reshape(_reduce_sum(grad, axes), x_shape)
+
+
+def reduction_axes(x: Any, axis: Any) -> Any:
+    """The axes argument of a reduction: all axes when None, made before (outside) the reduction's
+    name scope as TensorFlow does (a "Const" when the rank is known, else range(0, rank(x)))."""
+    if axis is not None:
+        return axis
+    if x.shape.rank:  # as TF, a scalar (rank 0) also takes the range(0, Rank) path
+        return convert_to_tensor(backend_values.vector(list(builtins.range(x.shape.rank)), dtypes.int32))
+    return range(0, rank(x))
+
+
+def _reduce_sum(input_tensor: Any, axis: Any = None) -> Any:
+    """`math_ops.reduce_sum(input_tensor, axis)` for axis None, a non-empty list or a tensor: the same Sum op."""
+    if axis is None and not is_tensor_like(input_tensor):
+        return apply_op("Sum", [input_tensor, range(0, rank(input_tensor))], {"keep_dims": False})
+    x = convert_to_tensor(input_tensor)
+    return apply_op("Sum", [x, reduction_axes(x, axis)], {"keep_dims": False})
+
+
+def _cast(x: Any, dtype: Any, name: str | None = None) -> Any:
+    """`math_ops.cast(x, dtype)`: the same Cast op (none when x already has the dtype)."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if isinstance(x, IndexedSlices):
+        return IndexedSlices(_cast(x.values, dtype, name=name), x.indices, x.dense_shape)
+    x = convert_to_tensor(x)
+    if x.dtype.base_dtype is dtype:
+        return x
+    return apply_op("Cast", [x], {"SrcT": x.dtype.base_dtype, "DstT": dtype, "Truncate": False}, name=name)
+
+
 def reduced_shape_dynamic(input_shape: Any, axes: Any) -> Any:
     """input_shape with the entries at `axes` replaced by 1, computed in the graph."""
-    from webflow.ops.math_ops import cast
-
-    axes = cast(convert_to_tensor(axes), dtypes.int32)
+    axes = _cast(convert_to_tensor(axes), dtypes.int32)
     rank_ = size(input_shape)
     positive_axes = apply_op("FloorMod", [axes, rank_]) if "FloorMod" in _ops() else axes
     one_hot_axes = reshape(positive_axes, [-1])
     mask = apply_op("UnsortedSegmentSum", [ones_like(one_hot_axes), one_hot_axes, rank_])
-    from webflow.ops.math_ops import add, multiply, subtract
-
-    keep = subtract(1, mask)
-    return add(multiply(input_shape, keep), mask)
+    keep = apply_op("Sub", [1, mask])  # math_ops.subtract, multiply, add
+    return apply_op("AddV2", [apply_op("Mul", [input_shape, keep]), mask])
 
 
 def _ops() -> dict:
@@ -405,7 +449,8 @@ def _concat_kernel_impl(*args: Any, N: int) -> Any:  # noqa: N803
     return np.concatenate(args[:-1], axis=int(args[-1]))
 
 
-register_op("ConcatV2", "concat", inputs=("*values",), shape=_concat_shape)(_concat_kernel_impl)
+register_op("ConcatV2", "concat", inputs=("*values",), shape=_concat_shape,
+            portable=array_kernels.concat)(_concat_kernel_impl)
 concat_kernel = _concat_kernel_impl
 
 
@@ -448,7 +493,7 @@ def _pack_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(dims, inputs[0].dtype.base_dtype)
 
 
-@register_op("Pack", "stack", inputs=("*values",), shape=_pack_shape, same_dtype="all")
+@register_op("Pack", "stack", inputs=("*values",), shape=_pack_shape, same_dtype="all", portable=array_kernels.pack)
 def pack_kernel(*values: Any, N: int, axis: int) -> Any:  # noqa: N803
     """y = the N equally-shaped x_i stacked along a new axis."""
     return np.stack(values, axis=axis)
@@ -478,7 +523,7 @@ def _unpack_shape(inputs: list, attrs: dict) -> list:
     return [output_spec(dims, x.dtype.base_dtype)] * attrs["num"]
 
 
-@register_op("Unpack", "unstack", inputs=("value",), shape=_unpack_shape)
+@register_op("Unpack", "unstack", inputs=("value",), shape=_unpack_shape, portable=array_kernels.unpack)
 def unpack_kernel(x: Any, *, num: int, axis: int) -> list:
     """y_i = x[..., i, ...] along axis."""
     return [np.take(x, i, axis=axis) for i in builtins.range(num)]
@@ -520,7 +565,8 @@ def _split_v_shape(inputs: list, attrs: dict) -> list:
     return specs
 
 
-@register_op("SplitV", "split", inputs=("value", "size_splits", "axis"), shape=_split_v_shape)
+@register_op("SplitV", "split", inputs=("value", "size_splits", "axis"), shape=_split_v_shape,
+             portable=shape_kernels.split_v)
 def split_v_kernel(x: Any, sizes: Any, axis: Any, *, num_split: int) -> list:
     """y_i = consecutive slices of x along axis with sizes size_splits[i]."""
     bounds = np.cumsum([int(s) for s in sizes])[:-1]
@@ -564,7 +610,7 @@ def _segment_sum_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("UnsortedSegmentSum", "UnsortedSegmentSum", inputs=("data", "segment_ids", "num_segments"),
-             shape=_segment_sum_shape)
+             shape=_segment_sum_shape, c=nn_adapters.unsorted_segment_sum)
 def unsorted_segment_sum_kernel(data: Any, ids: Any, num: Any) -> Any:
     """y[k] = sum of data[i] over i with segment_ids[i] == k."""
     rows = np.asarray(data).reshape((np.size(ids),) + data.shape[np.ndim(ids):])
@@ -598,7 +644,8 @@ def _range_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec([max(0, math.ceil((limit - start) / delta))], dtype)
 
 
-@register_op("Range", "range", inputs=("start", "limit", "delta"), shape=_range_shape, same_dtype=(0, 1, 2))
+@register_op("Range", "range", inputs=("start", "limit", "delta"), shape=_range_shape, same_dtype=(0, 1, 2),
+             portable=array_kernels.range_)
 def range_kernel(start: Any, limit: Any, delta: Any) -> Any:
     """y = start, start + delta, ... (excluding limit)."""
     return np.arange(start, limit, delta, dtype=start.dtype)
@@ -623,9 +670,7 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name
 
 
 def _cast_if_needed(value: Any, dtype: Any) -> Any:
-    from webflow.ops.math_ops import cast
-
-    return cast(value, dtype)
+    return _cast(value, dtype)
 
 
 def _one_hot_shape(inputs: list, attrs: dict) -> tuple:
@@ -638,7 +683,8 @@ def _one_hot_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(dims, inputs[2].dtype.base_dtype)
 
 
-@register_op("OneHot", "one_hot", inputs=("indices", "depth", "on_value", "off_value"), shape=_one_hot_shape)
+@register_op("OneHot", "one_hot", inputs=("indices", "depth", "on_value", "off_value"), shape=_one_hot_shape,
+             portable=shape_kernels.one_hot)
 def one_hot_kernel(indices: Any, depth: Any, on_value: Any, off_value: Any, *, axis: int, dtype: Any) -> Any:
     """y[..., j, ...] = on_value if indices[...] == j else off_value."""
     depth = int(depth)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c import math_adapters
+from webflow.backends.portable import array_kernels, math_kernels, shape_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.scopes import name_scope_v1
@@ -34,7 +36,8 @@ def _check_integer_divisor(x: Any, y: Any) -> None:
 
 
 # --- FloorDiv ---------------------------------------------------------------------------------------
-@register_op("FloorDiv", "FloorDiv", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS)
+@register_op("FloorDiv", "FloorDiv", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS,
+             portable=shape_kernels.floor_div)
 def floor_div_kernel(x: Any, y: Any) -> Any:
     """z = floor(x / y) (rounds toward -inf: -7 // 2 = -4)."""
     _check_integer_divisor(x, y)
@@ -61,7 +64,8 @@ def floor_div(x: Any, y: Any, name: str | None = None) -> Any:
 
 
 # --- FloorMod ---------------------------------------------------------------------------------------
-@register_op("FloorMod", "FloorMod", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS)
+@register_op("FloorMod", "FloorMod", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS,
+             portable=shape_kernels.floor_mod)
 def floor_mod_kernel(x: Any, y: Any) -> Any:
     """z = x - floor(x / y) * y (takes the sign of y: -7 % 3 = 2)."""
     _check_integer_divisor(x, y)
@@ -86,7 +90,7 @@ floor_mod = floormod
 
 # --- Pow --------------------------------------------------------------------------------------------
 @register_op("Pow", "Pow", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=SIGNED,
-             c_kernel="wf_pow")
+             portable=array_kernels.pow_)
 def pow_kernel(x: Any, y: Any) -> Any:
     """z = x^y."""
     if x.dtype.kind == "i" and np.any(y < 0):
@@ -116,14 +120,14 @@ def pow(x: Any, y: Any, name: str | None = None) -> Any:  # noqa: A001 - TensorF
 
 # --- Maximum, Minimum -------------------------------------------------------------------------------
 @register_op("Maximum", "Maximum", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS,
-             c_kernel="wf_maximum")
+             c=math_adapters.maximum)
 def maximum_kernel(x: Any, y: Any) -> Any:
     """z = max(x, y) elementwise (broadcasting)."""
     return np.maximum(x, y)
 
 
 @register_op("Minimum", "Minimum", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS,
-             c_kernel="wf_minimum")
+             c=math_adapters.minimum)
 def minimum_kernel(x: Any, y: Any) -> Any:
     """z = min(x, y) elementwise (broadcasting)."""
     return np.minimum(x, y)
@@ -159,7 +163,7 @@ def minimum(x: Any, y: Any, name: str | None = None) -> Any:
 
 # --- SquaredDifference ------------------------------------------------------------------------------
 @register_op("SquaredDifference", "SquaredDifference", inputs=("x", "y"), shape=broadcast_binary,
-             same_dtype=(0, 1), allowed=FLOATS + (dtypes.int32, dtypes.int64))
+             same_dtype=(0, 1), allowed=FLOATS + (dtypes.int32, dtypes.int64), c=math_adapters.squared_difference)
 def squared_difference_kernel(x: Any, y: Any) -> Any:
     """z = (x - y)^2."""
     difference = np.subtract(x, y)
@@ -180,7 +184,7 @@ def squared_difference(x: Any, y: Any, name: str | None = None) -> Any:
 
 # --- TruncateDiv, TruncateMod (C semantics: round toward zero) -----------------------------------------
 @register_op("TruncateDiv", "TruncateDiv", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1),
-             allowed=NUMBERS)
+             allowed=NUMBERS, portable=math_kernels.truncate_div)
 def truncate_div_kernel(x: Any, y: Any) -> Any:
     """z = trunc(x / y) (rounds toward zero: -7 / 2 = -3)."""
     _check_integer_divisor(x, y)
@@ -198,7 +202,7 @@ def _truncate_div_grad(op: Any, grad: Any) -> list:
 
 
 @register_op("TruncateMod", "TruncateMod", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1),
-             allowed=NUMBERS)
+             allowed=NUMBERS, portable=math_kernels.truncate_mod)
 def truncate_mod_kernel(x: Any, y: Any) -> Any:
     """z = x - trunc(x / y) * y (takes the sign of x, as C's %)."""
     _check_integer_divisor(x, y)
@@ -215,7 +219,8 @@ def truncatemod(x: Any, y: Any, name: str | None = None) -> Any:
 
 
 # --- DivNoNan ---------------------------------------------------------------------------------------
-@register_op("DivNoNan", "div_no_nan", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=FLOATS)
+@register_op("DivNoNan", "div_no_nan", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=FLOATS,
+             portable=math_kernels.div_no_nan)
 def div_no_nan_kernel(x: Any, y: Any) -> Any:
     """z = x / y, and 0 where y == 0."""
     with np.errstate(divide="ignore", invalid="ignore"):

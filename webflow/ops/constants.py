@@ -5,14 +5,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from webflow.backends import values
-from webflow.backends.numpy_backend import dtype_of
+from webflow.backends.arrays import values
+from webflow.backends.arrays.numpy_arrays import dtype_of
 from webflow.framework import context, dtypes
 from webflow.framework.errors import InvalidArgumentError
+from webflow.framework.func_graph import set_placeholder_opdef
 from webflow.framework.tensor import EagerTensor
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops.convert import to_numpy
-from webflow.ops.registry import NotDifferentiable, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.registry import OPS, NotDifferentiable, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import ShapeError
 
 # TensorFlow's DataTypeString names, used in its run-time messages ("with dtype float").
@@ -84,6 +85,9 @@ def placeholder_kernel(context: Any, *, dtype: Any, shape: TensorShape) -> Any:
         f"You must feed a value for placeholder tensor '{context.op_name}' with dtype {tf_type_name(dtype)}"
         + ("" if shape.rank is None else f" and shape {shape_text(shape)}")
         + f"\n\t [[{{{{node {context.op_name}}}}}]]")
+
+
+set_placeholder_opdef(OPS["Placeholder"])  # FuncGraph makes the Placeholders of its inputs and captures itself
 
 
 def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Any:

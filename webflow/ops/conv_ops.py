@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.backends import values
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays import values
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c import nn_adapters
+from webflow.backends.numpy import conv as conv_kernels
+from webflow.backends.portable import conv_kernels as portable_conv
 from webflow.framework import dtypes
 from webflow.framework.tensor import Tensor
 from webflow.framework.tensor_shape import TensorShape
-from webflow.ops import array_ops, conv_kernels, manip_ops
+from webflow.ops import array_ops, manip_ops
 from webflow.ops.convert import constant_value_as_shape
 from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
 from webflow.ops.shapes import merge_dims
@@ -113,7 +116,7 @@ def _conv2d_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("Conv2D", "Conv2D", inputs=("input", "filter"), shape=_conv2d_shape, same_dtype=(0, 1),
-             allowed=CONV_TYPES, c_kernel="wf_conv2d")
+             allowed=CONV_TYPES, c=nn_adapters.conv2d, portable=portable_conv.conv2d)
 def conv2d_kernel(input: Any, filter: Any, **attrs: Any) -> Any:  # noqa: A002 - TensorFlow's input names
     """y[b,i,j,k] = sum_{p,q,c} xpad[b, i*sh + p*dh, j*sw + q*dw, c] * filter[p,q,c,k]  (im2col + one GEMM)."""
     return conv_kernels.run_conv2d(input, filter, attrs)
@@ -158,7 +161,8 @@ def _backprop_input_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("Conv2DBackpropInput", "Conv2DBackpropInput", inputs=("input_sizes", "filter", "out_backprop"),
-             shape=_backprop_input_shape, same_dtype=(1, 2), c_kernel="wf_conv2d_backprop_input")
+             shape=_backprop_input_shape, same_dtype=(1, 2),
+             c=nn_adapters.conv2d_backprop_input, portable=portable_conv.conv2d_backprop_input)
 def conv2d_backprop_input_kernel(input_sizes: Any, filter: Any, out_backprop: Any, **attrs: Any) -> Any:  # noqa: A002
     """dx = col2im(dy @ filter^T): the adjoint of Conv2D in its input (each window's gradient added back)."""
     return conv_kernels.run_conv2d_backprop_input(input_sizes, filter, out_backprop, attrs)
@@ -184,7 +188,8 @@ def _backprop_filter_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("Conv2DBackpropFilter", "Conv2DBackpropFilter", inputs=("input", "filter_sizes", "out_backprop"),
-             shape=_backprop_filter_shape, same_dtype=(0, 2), c_kernel="wf_conv2d_backprop_filter")
+             shape=_backprop_filter_shape, same_dtype=(0, 2),
+             c=nn_adapters.conv2d_backprop_filter, portable=portable_conv.conv2d_backprop_filter)
 def conv2d_backprop_filter_kernel(input: Any, filter_sizes: Any, out_backprop: Any, **attrs: Any) -> Any:  # noqa: A002
     """dfilter = cols^T @ dy: the adjoint of Conv2D in its filter (im2col of the input, one GEMM)."""
     return conv_kernels.run_conv2d_backprop_filter(input, filter_sizes, out_backprop, attrs)

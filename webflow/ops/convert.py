@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from webflow.backends import c_array, values
-from webflow.backends.numpy_backend import HAVE_NUMPY, dtype_of, np
+from webflow.backends.arrays import carray as c_array
+from webflow.backends.arrays import values
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, dtype_of, np
 from webflow.framework import context, dtypes
+from webflow.framework.indexed_slices import set_constant_value
 from webflow.framework.tensor import EagerTensor, Tensor, TensorBase
 
 # (type, function(value, dtype, name, as_ref) -> tensor); Variables and IndexedSlices register here.
@@ -21,6 +23,16 @@ _CONVERSION_FUNCTIONS: list[tuple[type, Callable]] = []
 
 def register_tensor_conversion_function(base_type: type, conversion_func: Callable, priority: int = 100) -> None:
     _CONVERSION_FUNCTIONS.append((base_type, conversion_func))
+
+
+# Graph-mode constants are Const ops built by `registry.apply_op`, which registry.py installs here when it is
+# imported (registry imports this module for `convert_inputs`, so this one cannot import registry).
+_APPLY_OP: list[Callable] = []
+
+
+def install_apply_op(apply_op: Callable) -> None:
+    """Called once by ops/registry.py: `apply_op(op_type, inputs, attrs, name)`, used to make Const ops."""
+    _APPLY_OP[:] = [apply_op]
 
 
 def _registered_conversion(value: Any) -> Callable | None:
@@ -130,18 +142,21 @@ def _into_current_mode(tensor: Any, name: str | None) -> Any:
                 f"run it in a Session (or build it inside the same graph).")
         return tensor
     if isinstance(tensor, EagerTensor):
-        return context.get_default_graph()._capture_eager_tensor(tensor, name) \
-            if hasattr(context.get_default_graph(), "_capture_eager_tensor") \
-            else _constant_from(tensor._value, name or "Const")
+        graph = context.get_default_graph()
+        if not hasattr(graph, "_capture_eager_tensor"):
+            return _constant_from(tensor._value, name or "Const")
+        captured = graph._capture_eager_tensor(tensor, name)
+        # None: a FuncGraph traced inside a plain (TF1) graph, which cannot hold eager tensors either
+        return captured if captured is not None else _constant_from(to_numpy(tensor._value), "Const")
     return tensor
 
 
 def _constant_from(array: Any, name: str) -> Any:
     if context.executing_eagerly():
         return EagerTensor(array, dtype_of(array))
-    from webflow.ops.registry import apply_op
-
-    return apply_op("Const", [], {"value": array, "dtype": dtype_of(array)}, name=name)
+    if not _APPLY_OP:
+        raise RuntimeError("webflow.ops.registry is not loaded: cannot add a Const op to the graph")
+    return _APPLY_OP[0]("Const", [], {"value": array, "dtype": dtype_of(array)}, name=name)
 
 
 def convert_n_to_tensor(values: list, dtype: Any = None, name: str | None = None) -> list:
@@ -221,6 +236,9 @@ def constant_value(tensor: Any) -> Any:
         inner = constant_value(op.inputs[0])
         return None if inner is None else values.astype(inner, op.get_attr("DstT"))
     return None
+
+
+set_constant_value(constant_value)  # IndexedSlices.shape reads its dense_shape with it
 
 
 def constant_value_as_shape(tensor: Any) -> Any:

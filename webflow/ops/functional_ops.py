@@ -6,19 +6,38 @@
   runs the body's gradient graph backwards over the iterations.
 - `PartitionedCall` / `StatefulPartitionedCall`: calls a `wf.function`'s traced graph.
 
-Each kernel gets its sub-graphs as attrs and their extra inputs (captured outer tensors) as inputs.
-Gradients are functional ops again, over gradient graphs (autodiff/func_graph_gradients.py), so they
-work in graph mode (tf.gradients), on the eager tape, and inside traced functions alike.
+Each kernel gets its sub-graphs as attrs and their extra inputs (captured outer tensors) as inputs, and runs
+them with the runner that runtime/executor.py installs here (`install_runner`: ops/ sits below runtime/ and
+may not import it). Gradients are functional ops again, over gradient graphs, registered for these op types
+by autodiff/func_graph_gradients.py, so they work in graph mode (tf.gradients), on the eager tape, and inside
+traced functions alike.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from webflow.backends import values as backend_values
-from webflow.framework import dtypes
-from webflow.framework.func_graph import resource_spec, run_func_graph
-from webflow.ops.registry import apply_op, output_spec, register_gradient, register_op
+from webflow.backends.arrays import values as backend_values
+from webflow.framework.func_graph import FuncGraph
+from webflow.ops.registry import apply_op, output_spec, register_op
+
+# runtime/executor.py's run_func_graph(graph, values, resources, session) -> output values, once installed
+_runner: Callable[..., list] | None = None
+
+
+def install_runner(runner: Callable[..., list]) -> None:
+    """Called by runtime/executor.py on import: how these kernels run a FuncGraph."""
+    global _runner
+    _runner = runner
+
+
+def run_func_graph(graph: FuncGraph, values: list, resources: dict, session: Any = None) -> list:
+    """Runs the FuncGraph `graph` on `values` with the executor's runner; returns its outputs' values."""
+    if _runner is None:
+        raise RuntimeError("webflow.runtime.executor is not imported yet: nothing can run a function graph "
+                           "(import webflow first)")
+    return _runner(graph, values, resources, session)
 
 
 def _declared_outputs(inputs: list, attrs: dict) -> list:
@@ -44,30 +63,6 @@ def _session_of(context: Any) -> Any:
     return getattr(context, "session", None)  # eager kernels run without a session
 
 
-def _gradient_tools() -> tuple:
-    from webflow.autodiff.func_graph_gradients import differentiable_indices, gradient_graph
-
-    return differentiable_indices, gradient_graph
-
-
-def _scatter(wanted: tuple, results: Any, count: int) -> list:
-    """A list of `count` gradients: results[k] at position wanted[k], None elsewhere."""
-    results = output_list(results)
-    by_index = dict(zip(wanted, results))
-    return [by_index.get(i) for i in range(count)]
-
-
-def _specs_of(tensors: list) -> tuple[list, list]:
-    """(shapes, dtypes) for gradients w.r.t. `tensors`; a variable handle's gradient has the variable's."""
-    shapes, types = [], []
-    for tensor in tensors:
-        spec = resource_spec(tensor) if tensor.dtype is dtypes.resource else (tensor.shape, tensor.dtype.base_dtype)
-        shape, dtype = spec or (None, dtypes.float32)
-        shapes.append(shape)
-        types.append(dtype)
-    return shapes, types
-
-
 # --- If ------------------------------------------------------------------------------------------------
 @register_op("If", "If", inputs=("cond", "*input"), shape=_declared_outputs, needs_context=True)
 def if_kernel(context: Any, pred: Any, *inputs: Any, then_branch: Any, else_branch: Any, Tout: list,  # noqa: N803
@@ -75,22 +70,6 @@ def if_kernel(context: Any, pred: Any, *inputs: Any, then_branch: Any, else_bran
     """outputs = then_branch(inputs) if pred else else_branch(inputs); only the taken branch runs."""
     branch = then_branch if bool(pred) else else_branch
     return kernel_result(run_func_graph(branch, list(inputs), context.resources, _session_of(context)))
-
-
-@register_gradient("If")
-def _if_grad(op: Any, *grads: Any) -> list:
-    """d inputs = If(pred, then_branch', else_branch')(inputs, grads): the taken branch's gradient."""
-    differentiable_indices, gradient_graph = _gradient_tools()
-    inputs = list(op.inputs[1:])
-    wanted = differentiable_indices(inputs)
-    if not wanted:
-        return [None] * len(op.inputs)
-    then_grad = gradient_graph(op.get_attr("then_branch"), wanted)
-    else_grad = gradient_graph(op.get_attr("else_branch"), wanted)
-    shapes, types = _specs_of([inputs[i] for i in wanted])
-    results = apply_op("If", [op.inputs[0]] + inputs + list(grads), {
-        "then_branch": then_grad, "else_branch": else_grad, "Tout": types, "output_shapes": shapes})
-    return [None] + _scatter(wanted, results, len(inputs))
 
 
 # --- While ---------------------------------------------------------------------------------------------
@@ -108,24 +87,6 @@ def while_kernel(context: Any, *inputs: Any, cond: Any, body: Any, Tout: list, o
     while _loop_is_running(cond, values, resources, session):
         values = run_func_graph(body, values, resources, session) + captured
     return kernel_result(values[:count])
-
-
-@register_gradient("While")
-def _while_grad(op: Any, *grads: Any) -> list:
-    """d (initial loop vars, captures) = WhileGrad: the body's gradient applied over the iterations in reverse."""
-    if not op.get_attr("back_prop"):
-        return [None] * len(op.inputs)
-    differentiable_indices, gradient_graph = _gradient_tools()
-    inputs = list(op.inputs)
-    wanted = differentiable_indices(inputs)
-    if not wanted:
-        return [None] * len(inputs)
-    body = op.get_attr("body")
-    shapes, types = _specs_of([inputs[i] for i in wanted])
-    results = apply_op("WhileGrad", inputs + list(grads), {
-        "cond": op.get_attr("cond"), "body": body, "body_grad": gradient_graph(body, wanted),
-        "wanted": wanted, "Tout": types, "output_shapes": shapes}, name="WhileGrad")
-    return _scatter(wanted, results, len(inputs))
 
 
 @register_op("WhileGrad", "WhileGrad", inputs=("*input",), shape=_declared_outputs, needs_context=True)
@@ -176,17 +137,3 @@ def call_function(graph: Any, inputs: list, name: str | None = None) -> list:
                                         "output_shapes": [t.shape for t in graph.outputs]}, name=name)
     return output_list(result)
 
-
-def _call_grad(op: Any, *grads: Any) -> list:
-    """d inputs = the gradient graph of f, called on (inputs, grads)."""
-    differentiable_indices, gradient_graph = _gradient_tools()
-    inputs = list(op.inputs)
-    wanted = differentiable_indices(inputs)
-    if not wanted:
-        return [None] * len(inputs)
-    results = call_function(gradient_graph(op.get_attr("f"), wanted), inputs + list(grads))
-    return _scatter(wanted, results, len(inputs))
-
-
-register_gradient("PartitionedCall")(_call_grad)
-register_gradient("StatefulPartitionedCall")(_call_grad)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from webflow.backends import values as backend_values
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays import values as backend_values
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c import nn_adapters
+from webflow.backends.portable import math_kernels
 from webflow.framework import dtypes
 from webflow.framework.indexed_slices import IndexedSlices
 from webflow.framework.tensor_shape import TensorShape
@@ -57,7 +59,7 @@ def _gather_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(dims[:axis] + indices.shape.as_tuple() + dims[axis + 1:], dtype)
 
 
-@register_op("GatherV2", "GatherV2", inputs=("params", "indices", "axis"), shape=_gather_shape)
+@register_op("GatherV2", "GatherV2", inputs=("params", "indices", "axis"), shape=_gather_shape, c=nn_adapters.gather)
 def gather_kernel(params: Any, indices: Any, axis: Any, *, batch_dims: int = 0) -> Any:
     """y[a..., i..., b...] = params[a..., indices[i...], b...] (indices along `axis`)."""
     axis = int(axis) % np.ndim(params)
@@ -136,7 +138,8 @@ def _check_nd_indices(indices: Any, shape: tuple, op_type: str) -> None:
                          f"param shape [{','.join(str(d) for d in shape)}]")
 
 
-@register_op("GatherNd", "GatherNd", inputs=("params", "indices"), shape=_gather_nd_shape)
+@register_op("GatherNd", "GatherNd", inputs=("params", "indices"), shape=_gather_nd_shape,
+             portable=math_kernels.gather_nd)
 def gather_nd_kernel(params: Any, indices: Any) -> Any:
     """y[i...] = params[indices[i..., 0], ..., indices[i..., K-1], ...]."""
     indices = np.asarray(indices)
@@ -163,7 +166,7 @@ def _scatter_nd_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("ScatterNd", "ScatterNd", inputs=("indices", "updates", "shape"), shape=_scatter_nd_shape,
-             same_dtype=(0, 2))
+             same_dtype=(0, 2), portable=math_kernels.scatter_nd)
 def scatter_nd_kernel(indices: Any, updates: Any, shape: Any) -> Any:
     """y = zeros(shape); y[indices[i..., :]] += updates[i...]."""
     shape = builtins.tuple(int(d) for d in shape)
@@ -244,7 +247,7 @@ def _unique_shape(inputs: list, attrs: dict) -> list:
     return [output_spec([None], x.dtype.base_dtype), output_spec(x.shape, attrs["out_idx"])]
 
 
-@register_op("Unique", "Unique", inputs=("x",), shape=_unique_shape)
+@register_op("Unique", "Unique", inputs=("x",), shape=_unique_shape, portable=math_kernels.unique)
 def unique_kernel(x: Any, *, out_idx: Any) -> list:
     """y = the distinct values of x in order of first appearance; idx[i] = position of x[i] in y."""
     values, first, inverse = np.unique(x, return_index=True, return_inverse=True)

@@ -12,9 +12,11 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from webflow.backends import values as backend_values
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays import values as backend_values
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.portable import array_kernels
 from webflow.framework import context, dtypes
+from webflow.framework.slicing import UNKNOWN, index_items, sliced_shape
 from webflow.framework.tensor import OPERATORS, TensorBase
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops import array_ops
@@ -22,88 +24,6 @@ from webflow.ops.convert import constant_value, constant_value_as_shape, convert
 from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
 
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
-
-
-# --- reading the masks ----------------------------------------------------------------------------
-def index_items(begin: Any, end: Any, strides: Any, attrs: dict) -> list:
-    """The NumPy index items the vectors and masks stand for: int, slice, None (new axis) or Ellipsis.
-
-    Unknown (non-constant) begin/end values appear as the marker `UNKNOWN` inside slices.
-    """
-    count = len(strides)
-    items: list = []
-    for i in builtins.range(count):
-        bit = 1 << i
-        if attrs["ellipsis_mask"] & bit:
-            items.append(Ellipsis)
-        elif attrs["new_axis_mask"] & bit:
-            items.append(None)
-        elif attrs["shrink_axis_mask"] & bit:
-            items.append(_entry(begin, i))
-        else:
-            if strides[i] is not UNKNOWN and int(strides[i]) == 0:
-                raise ShapeError(f"strides[{i}] must be non-zero")
-            start = None if attrs["begin_mask"] & bit else _entry(begin, i)
-            stop = None if attrs["end_mask"] & bit else _entry(end, i)
-            items.append(builtins.slice(start, stop, strides[i] if strides[i] is UNKNOWN else int(strides[i])))
-    return items
-
-
-class _Unknown:
-    def __repr__(self) -> str:
-        return "?"
-
-
-UNKNOWN = _Unknown()
-
-
-def _entry(vector: Any, i: int) -> Any:
-    return UNKNOWN if vector is None else int(vector[i])
-
-
-def expand_items(items: list, rank: int) -> list:
-    """Pairs (item, input dim index or None): `...` becomes full slices; missing trailing dims too."""
-    if sum(item is Ellipsis for item in items) > 1:
-        raise ShapeError("Multiple ellipses in slice spec not allowed")
-    consuming = sum(item is not None and item is not Ellipsis for item in items)
-    if consuming > rank:
-        raise ShapeError(f"Index out of range using input dim {rank}; input has only {rank} dims")
-    if Ellipsis not in items:
-        items = items + [Ellipsis]
-    pairs, dim = [], 0
-    for item in items:
-        if item is Ellipsis:
-            for _ in builtins.range(rank - consuming):
-                pairs.append((builtins.slice(None), dim))
-                dim += 1
-        elif item is None:
-            pairs.append((None, None))
-        else:
-            pairs.append((item, dim))
-            dim += 1
-    return pairs
-
-
-def _slice_length(item: builtins.slice, size: int | None) -> int | None:
-    if size is None or UNKNOWN in (item.start, item.stop, item.step):
-        return None
-    return len(builtins.range(*item.indices(size)))
-
-
-def sliced_shape(shape: TensorShape, items: list) -> TensorShape:
-    """The static shape of x[items] (partial shapes: unknown sizes and unknown bounds give None)."""
-    if shape.rank is None:
-        return TensorShape(None)
-    dims = shape.as_tuple()
-    result = []
-    for item, dim in expand_items(items, len(dims)):
-        if item is None:
-            result.append(1)
-        elif isinstance(item, builtins.slice):
-            result.append(_slice_length(item, dims[dim]))
-        elif item is not UNKNOWN and dims[dim] is not None and not -dims[dim] <= item < dims[dim]:
-            raise ShapeError(f"slice index {item} of dimension {dim} out of bounds.")
-    return TensorShape(result)
 
 
 def _vectors(inputs: list) -> tuple:
@@ -131,7 +51,7 @@ def _checked_items(x: Any, begin: Any, end: Any, strides: Any, attrs: dict) -> t
 
 
 @register_op("StridedSlice", "StridedSlice", inputs=("input", "begin", "end", "strides"),
-             shape=_strided_slice_shape, same_dtype=(1, 2, 3))
+             shape=_strided_slice_shape, same_dtype=(1, 2, 3), portable=array_kernels.strided_slice)
 def strided_slice_kernel(x: Any, begin: Any, end: Any, strides: Any, **masks: Any) -> Any:
     """y = x[begin_0:end_0:strides_0, ...], each entry read through the five masks."""
     return np.array(x[_checked_items(x, begin, end, strides, masks)])
@@ -170,7 +90,7 @@ def _strided_slice_grad_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("StridedSliceGrad", "StridedSliceGrad", inputs=("shape", "begin", "end", "strides", "dy"),
-             shape=_strided_slice_grad_shape, same_dtype=(0, 1, 2, 3))
+             shape=_strided_slice_grad_shape, same_dtype=(0, 1, 2, 3), portable=array_kernels.strided_slice_grad)
 def strided_slice_grad_kernel(x_shape: Any, begin: Any, end: Any, strides: Any, dy: Any, **masks: Any) -> Any:
     """dx = zeros(shape); dx[begin:end:strides] = dy (the masks read as in StridedSlice)."""
     dx = np.zeros([int(d) for d in x_shape], dtype=dy.dtype)
@@ -285,7 +205,8 @@ def _slice_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(result, dtype)
 
 
-@register_op("Slice", "Slice", inputs=("input", "begin", "size"), shape=_slice_shape, same_dtype=(1, 2))
+@register_op("Slice", "Slice", inputs=("input", "begin", "size"), shape=_slice_shape, same_dtype=(1, 2),
+             portable=array_kernels.slice_)
 def slice_kernel(x: Any, begin: Any, size: Any) -> Any:
     """y = x[begin_i : begin_i + size_i] along every axis i (size -1: to the end)."""
     items = []

@@ -18,8 +18,8 @@ import math
 import types
 from typing import Any
 
-from webflow.backends import values as backend_values
-from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.backends.arrays import values as backend_values
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.framework import dtypes
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops import array_ops, constants

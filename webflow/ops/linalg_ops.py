@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from webflow.backends import values as backend_values
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays import values as backend_values
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.portable import index_kernels
 from webflow.framework import context, dtypes
 from webflow.ops import array_ops
 from webflow.ops.convert import convert_to_tensor
@@ -58,7 +59,7 @@ def _diag_part_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec([a if a is not None else b for a, b in zip(dims[:half], dims[half:])], x.dtype.base_dtype)
 
 
-@register_op("DiagPart", "DiagPart", inputs=("input",), shape=_diag_part_shape)
+@register_op("DiagPart", "DiagPart", inputs=("input",), shape=_diag_part_shape, portable=index_kernels.diag_part)
 def diag_part_kernel(x: Any) -> Any:
     """y[i...] = x[i..., i...] (the diagonal of a rank-2k tensor)."""
     half = x.ndim // 2
@@ -84,7 +85,7 @@ def _set_diag_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("MatrixSetDiagV3", "MatrixSetDiagV3", inputs=("input", "diagonal", "k"), shape=_set_diag_shape,
-             same_dtype=(0, 1))
+             same_dtype=(0, 1), portable=index_kernels.matrix_set_diag)
 def matrix_set_diag_kernel(x: Any, diagonal: Any, k: Any, *, align: str = "RIGHT_LEFT") -> Any:
     """y = x with its main diagonal (k = 0) replaced by `diagonal` (per matrix of a batch)."""
     if int(k) != 0:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c import logic_adapters
+from webflow.backends.portable import array_kernels, index_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.scopes import name_scope_v1
@@ -48,13 +50,14 @@ def _equality(x: Any, y: Any, compare: Any, incompatible_shape_error: bool, if_i
     return np.asarray(compare(x, y), dtype=bool)
 
 
-@register_op("Equal", "Equal", inputs=("x", "y"), shape=_equality_shape, same_dtype=(0, 1))
+@register_op("Equal", "Equal", inputs=("x", "y"), shape=_equality_shape, same_dtype=(0, 1), c=logic_adapters.equal)
 def equal_kernel(x: Any, y: Any, *, incompatible_shape_error: bool = True) -> Any:
     """z = (x == y) elementwise (broadcasting)."""
     return _equality(x, y, np.equal, incompatible_shape_error, False)
 
 
-@register_op("NotEqual", "NotEqual", inputs=("x", "y"), shape=_equality_shape, same_dtype=(0, 1))
+@register_op("NotEqual", "NotEqual", inputs=("x", "y"), shape=_equality_shape, same_dtype=(0, 1),
+             c=logic_adapters.not_equal)
 def not_equal_kernel(x: Any, y: Any, *, incompatible_shape_error: bool = True) -> Any:
     """z = (x != y) elementwise (broadcasting)."""
     return _equality(x, y, np.not_equal, incompatible_shape_error, True)
@@ -69,28 +72,29 @@ def not_equal(x: Any, y: Any, name: str | None = None) -> Any:
 
 
 # --- ordering comparisons (real numbers only) --------------------------------------------------------
-@register_op("Less", "Less", inputs=("x", "y"), shape=broadcast_comparison, same_dtype=(0, 1), allowed=NUMBERS)
+@register_op("Less", "Less", inputs=("x", "y"), shape=broadcast_comparison, same_dtype=(0, 1), allowed=NUMBERS,
+             c=logic_adapters.less)
 def less_kernel(x: Any, y: Any) -> Any:
     """z = (x < y) elementwise (broadcasting)."""
     return np.less(x, y)
 
 
 @register_op("LessEqual", "LessEqual", inputs=("x", "y"), shape=broadcast_comparison, same_dtype=(0, 1),
-             allowed=NUMBERS)
+             allowed=NUMBERS, c=logic_adapters.less_equal)
 def less_equal_kernel(x: Any, y: Any) -> Any:
     """z = (x <= y) elementwise (broadcasting)."""
     return np.less_equal(x, y)
 
 
 @register_op("Greater", "Greater", inputs=("x", "y"), shape=broadcast_comparison, same_dtype=(0, 1),
-             allowed=NUMBERS)
+             allowed=NUMBERS, c=logic_adapters.greater)
 def greater_kernel(x: Any, y: Any) -> Any:
     """z = (x > y) elementwise (broadcasting)."""
     return np.greater(x, y)
 
 
 @register_op("GreaterEqual", "GreaterEqual", inputs=("x", "y"), shape=broadcast_comparison, same_dtype=(0, 1),
-             allowed=NUMBERS)
+             allowed=NUMBERS, c=logic_adapters.greater_equal)
 def greater_equal_kernel(x: Any, y: Any) -> Any:
     """z = (x >= y) elementwise (broadcasting)."""
     return np.greater_equal(x, y)
@@ -114,20 +118,21 @@ def greater_equal(x: Any, y: Any, name: str | None = None) -> Any:
 
 # --- logical ops (bool only) --------------------------------------------------------------------------
 @register_op("LogicalAnd", "LogicalAnd", inputs=("x", "y"), shape=broadcast_comparison, same_dtype=(0, 1),
-             allowed=BOOL)
+             allowed=BOOL, portable=array_kernels.logical_and)
 def logical_and_kernel(x: Any, y: Any) -> Any:
     """z = x AND y (broadcasting)."""
     return np.logical_and(x, y)
 
 
 @register_op("LogicalOr", "LogicalOr", inputs=("x", "y"), shape=broadcast_comparison, same_dtype=(0, 1),
-             allowed=BOOL)
+             allowed=BOOL, portable=array_kernels.logical_or)
 def logical_or_kernel(x: Any, y: Any) -> Any:
     """z = x OR y (broadcasting)."""
     return np.logical_or(x, y)
 
 
-@register_op("LogicalNot", "LogicalNot", inputs=("x",), shape=same_as_input, allowed=BOOL)
+@register_op("LogicalNot", "LogicalNot", inputs=("x",), shape=same_as_input, allowed=BOOL,
+             portable=array_kernels.logical_not)
 def logical_not_kernel(x: Any) -> Any:
     """y = NOT x."""
     return np.logical_not(x)
@@ -152,27 +157,27 @@ def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> Any:
 
 # --- bitwise ops (integers only): what `&`, `|`, `^`, `~` mean on integer tensors ----------------------
 @register_op("BitwiseAnd", "BitwiseAnd", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1),
-             allowed=INTEGERS)
+             allowed=INTEGERS, portable=index_kernels.bitwise_and)
 def bitwise_and_kernel(x: Any, y: Any) -> Any:
     """z = x & y bit by bit."""
     return np.bitwise_and(x, y)
 
 
 @register_op("BitwiseOr", "BitwiseOr", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1),
-             allowed=INTEGERS)
+             allowed=INTEGERS, portable=index_kernels.bitwise_or)
 def bitwise_or_kernel(x: Any, y: Any) -> Any:
     """z = x | y bit by bit."""
     return np.bitwise_or(x, y)
 
 
 @register_op("BitwiseXor", "BitwiseXor", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1),
-             allowed=INTEGERS)
+             allowed=INTEGERS, portable=index_kernels.bitwise_xor)
 def bitwise_xor_kernel(x: Any, y: Any) -> Any:
     """z = x ^ y bit by bit."""
     return np.bitwise_xor(x, y)
 
 
-@register_op("Invert", "Invert", inputs=("x",), shape=same_as_input, allowed=INTEGERS)
+@register_op("Invert", "Invert", inputs=("x",), shape=same_as_input, allowed=INTEGERS, portable=index_kernels.invert)
 def invert_kernel(x: Any) -> Any:
     """y = ~x (every bit flipped)."""
     return np.invert(x)
@@ -200,7 +205,8 @@ def _where_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec([None, rank], dtypes.int64)
 
 
-@register_op("Where", "Where", inputs=("input",), shape=_where_shape, allowed=NUMBERS + BOOL)
+@register_op("Where", "Where", inputs=("input",), shape=_where_shape, allowed=NUMBERS + BOOL,
+             portable=index_kernels.where_indices)
 def where_indices_kernel(x: Any) -> Any:
     """index = [[i0, i1, ...] for every position where x is true/non-zero], int64 [num_true, rank]."""
     return np.argwhere(x).astype(np.int64)
@@ -235,7 +241,8 @@ def _select_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(_merge_shapes(data, cond.shape), x.dtype.base_dtype)
 
 
-@register_op("Select", "Select", inputs=("condition", "t", "e"), shape=_select_shape, same_dtype=(1, 2))
+@register_op("Select", "Select", inputs=("condition", "t", "e"), shape=_select_shape, same_dtype=(1, 2),
+             c=logic_adapters.select)
 def select_kernel(cond: Any, t: Any, e: Any) -> Any:
     """out = t where cond else e; a vector cond picks whole rows (first dimension) of t or e."""
     if t.shape != e.shape:
@@ -271,7 +278,8 @@ def _select_v2_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(shape, x.dtype.base_dtype)
 
 
-@register_op("SelectV2", "SelectV2", inputs=("condition", "t", "e"), shape=_select_v2_shape, same_dtype=(1, 2))
+@register_op("SelectV2", "SelectV2", inputs=("condition", "t", "e"), shape=_select_v2_shape, same_dtype=(1, 2),
+             c=logic_adapters.select_v2)
 def select_v2_kernel(cond: Any, t: Any, e: Any) -> Any:
     """out = t where cond else e, all three broadcasting."""
     return np.asarray(np.where(cond.astype(bool), t, e))

@@ -9,8 +9,9 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from webflow.backends import values as backend_values
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays import values as backend_values
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.portable import array_kernels, index_kernels, math_kernels, shape_kernels
 from webflow.framework import dtypes
 from webflow.ops import array_ops
 from webflow.ops.convert import constant_value, convert_to_tensor
@@ -52,7 +53,7 @@ def _transpose_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec([dims[p] for p in perm], x.dtype.base_dtype)
 
 
-@register_op("Transpose", "transpose", inputs=("x", "perm"), shape=_transpose_shape)
+@register_op("Transpose", "transpose", inputs=("x", "perm"), shape=_transpose_shape, portable=array_kernels.transpose)
 def transpose_kernel(x: Any, perm: Any) -> Any:
     """y[i_perm[0], ..., i_perm[n-1]] = x[i_0, ..., i_{n-1}] (dim k of y is dim perm[k] of x)."""
     return np.ascontiguousarray(np.transpose(x, [int(p) for p in perm]))
@@ -77,7 +78,8 @@ def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool
     return apply_op("Transpose", [a, _int_vector(perm)], name=name)
 
 
-@register_op("InvertPermutation", "InvertPermutation", inputs=("x",), shape=same_as_input)
+@register_op("InvertPermutation", "InvertPermutation", inputs=("x",), shape=same_as_input,
+             portable=array_kernels.invert_permutation)
 def invert_permutation_kernel(perm: Any) -> Any:
     """y[perm[i]] = i."""
     return np.argsort(perm).astype(perm.dtype)
@@ -106,7 +108,8 @@ def _expand_dims_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(dims, x.dtype.base_dtype)
 
 
-@register_op("ExpandDims", "ExpandDims", inputs=("input", "dim"), shape=_expand_dims_shape)
+@register_op("ExpandDims", "ExpandDims", inputs=("input", "dim"), shape=_expand_dims_shape,
+             portable=shape_kernels.expand_dims)
 def expand_dims_kernel(x: Any, axis: Any) -> Any:
     """y = x with a new dimension of size 1 inserted at `axis`."""
     return np.expand_dims(x, int(np.asarray(axis).reshape(-1)[0]))
@@ -149,7 +152,7 @@ def _squeeze_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec([d for i, d in enumerate(dims) if i not in chosen], x.dtype.base_dtype)
 
 
-@register_op("Squeeze", "Squeeze", inputs=("input",), shape=_squeeze_shape)
+@register_op("Squeeze", "Squeeze", inputs=("input",), shape=_squeeze_shape, portable=shape_kernels.squeeze)
 def squeeze_kernel(x: Any, *, squeeze_dims: list) -> Any:
     """y = x without the size-1 dimensions listed in squeeze_dims (all of them if empty)."""
     for a in squeeze_dims:
@@ -186,7 +189,7 @@ def _tile_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec([None if d is None else d * m for d, m in zip(dims, multiples)], x.dtype.base_dtype)
 
 
-@register_op("Tile", "Tile", inputs=("input", "multiples"), shape=_tile_shape)
+@register_op("Tile", "Tile", inputs=("input", "multiples"), shape=_tile_shape, portable=array_kernels.tile)
 def tile_kernel(x: Any, multiples: Any) -> Any:
     """y = x repeated multiples[i] times along each axis i."""
     if len(multiples) != np.ndim(x):
@@ -244,13 +247,14 @@ def _pairs(paddings: Any) -> list:
     return [(int(b), int(a)) for b, a in np.asarray(paddings).reshape(-1, 2)]
 
 
-@register_op("Pad", "Pad", inputs=("input", "paddings"), shape=_pad_shape)
+@register_op("Pad", "Pad", inputs=("input", "paddings"), shape=_pad_shape, portable=array_kernels.pad)
 def pad_kernel(x: Any, paddings: Any) -> Any:
     """y = x with paddings[i] = (before, after) zeros added on each side of axis i."""
     return np.pad(x, _pairs(paddings))
 
 
-@register_op("PadV2", "PadV2", inputs=("input", "paddings", "constant_values"), shape=_pad_shape, same_dtype=(0, 2))
+@register_op("PadV2", "PadV2", inputs=("input", "paddings", "constant_values"), shape=_pad_shape, same_dtype=(0, 2),
+             portable=array_kernels.pad_v2)
 def pad_v2_kernel(x: Any, paddings: Any, value: Any) -> Any:
     """y = x with paddings[i] = (before, after) copies of constant_values added around axis i."""
     return np.pad(x, _pairs(paddings), constant_values=value)
@@ -258,13 +262,12 @@ def pad_v2_kernel(x: Any, paddings: Any, value: Any) -> Any:
 
 def _pad_grad(op: Any, grad: Any) -> list:
     """dx = the middle of grad: slice(grad, begin=paddings[:, 0], size=shape(x))."""
-    from webflow.ops.indexing_ops import slice as slice_op
-
     x, paddings = op.inputs[0], op.inputs[1]
     index_type = dtypes.int32 if paddings.dtype == dtypes.int32 else dtypes.int64
-    begin = array_ops.reshape(slice_op(paddings, backend_values.array([0, 0], index_type), _minus_one_one(paddings)),
-                              [-1])
-    grads = [slice_op(grad, begin, array_ops.shape(x, out_type=paddings.dtype.base_dtype)), None]
+    # Slice ops as indexing_ops.slice makes them (that module's Slice gradient imports this one)
+    begin = array_ops.reshape(
+        apply_op("Slice", [paddings, backend_values.array([0, 0], index_type), _minus_one_one(paddings)]), [-1])
+    grads = [apply_op("Slice", [grad, begin, array_ops.shape(x, out_type=paddings.dtype.base_dtype)]), None]
     if op.type == "PadV2":
         from webflow.ops.math_ops import reduce_sum, subtract
 
@@ -280,7 +283,8 @@ register_gradient("Pad")(_pad_grad)
 register_gradient("PadV2")(_pad_grad)
 
 
-@register_op("MirrorPad", "MirrorPad", inputs=("input", "paddings"), shape=_pad_shape)
+@register_op("MirrorPad", "MirrorPad", inputs=("input", "paddings"), shape=_pad_shape,
+             portable=index_kernels.mirror_pad)
 def mirror_pad_kernel(x: Any, paddings: Any, *, mode: str) -> Any:
     """y = x padded with its own mirror image (REFLECT excludes the edge element, SYMMETRIC repeats it)."""
     pairs = _pairs(paddings)
@@ -301,7 +305,8 @@ def _mirror_pad_grad_shape(inputs: list, attrs: dict) -> tuple:
                        grad.dtype.base_dtype)
 
 
-@register_op("MirrorPadGrad", "MirrorPadGrad", inputs=("input", "paddings"), shape=_mirror_pad_grad_shape)
+@register_op("MirrorPadGrad", "MirrorPadGrad", inputs=("input", "paddings"), shape=_mirror_pad_grad_shape,
+             portable=index_kernels.mirror_pad_grad)
 def mirror_pad_grad_kernel(grad: Any, paddings: Any, *, mode: str) -> Any:
     """dx[j] = sum of grad[k] over the output positions k that copied x[j] (folding the mirrors back)."""
     result = grad
@@ -341,7 +346,7 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: str | None = N
 
 
 # --- ReverseV2 ------------------------------------------------------------------------------------
-@register_op("ReverseV2", "ReverseV2", inputs=("tensor", "axis"), shape=same_as_input)
+@register_op("ReverseV2", "ReverseV2", inputs=("tensor", "axis"), shape=same_as_input, portable=math_kernels.reverse)
 def reverse_kernel(x: Any, axis: Any) -> Any:
     """y = x with the order of elements reversed along each axis in `axis`."""
     return np.ascontiguousarray(np.flip(x, builtins.tuple(int(a) for a in np.asarray(axis).reshape(-1))))
@@ -359,7 +364,8 @@ def reverse(tensor: Any, axis: Any, name: str | None = None) -> Any:
 
 # --- ShapeN, IdentityN ----------------------------------------------------------------------------
 @register_op("ShapeN", "ShapeN", inputs=("*input",),
-             shape=lambda inputs, attrs: [output_spec([t.shape.rank], attrs["out_type"]) for t in inputs])
+             shape=lambda inputs, attrs: [output_spec([t.shape.rank], attrs["out_type"]) for t in inputs],
+             portable=array_kernels.shape_n)
 def shape_n_kernel(*values: Any, N: int, out_type: Any) -> list:  # noqa: N803 - TensorFlow's attr name
     """y_i = the shape of x_i."""
     return [np.array(np.shape(v), dtype=out_type.as_numpy_dtype) for v in values]

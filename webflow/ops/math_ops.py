@@ -7,8 +7,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from webflow.backends import values as backend_values
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays import values as backend_values
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c import math_adapters
+from webflow.backends.portable import shape_kernels
 from webflow.framework import dtypes
 from webflow.framework.indexed_slices import IndexedSlices
 from webflow.framework.scopes import name_scope_v1
@@ -24,23 +26,13 @@ FLOATS = dtypes.FLOATING
 
 
 # --- undoing broadcasting in gradients ------------------------------------------------------------
-def unbroadcast(grad: Any, x: Any) -> Any:
-    """Sums `grad` over the dimensions along which `x` was broadcast, so it has x's shape."""
-    x_dims, grad_dims = x.shape.as_tuple(), grad.shape.as_tuple()
-    if x.shape.is_fully_defined() and grad.shape.is_fully_defined():
-        if x_dims == grad_dims:
-            return grad
-        lead = len(grad_dims) - len(x_dims)
-        axes = list(range(lead)) + [lead + i for i, d in enumerate(x_dims) if d == 1 and grad_dims[lead + i] != 1]
-        summed = reduce_sum(grad, axes) if axes else grad
-        return array_ops.reshape(summed, x_dims)
-    x_shape = array_ops.shape(x)
-    axes, _ = array_ops.broadcast_gradient_args(x_shape, array_ops.shape(grad))
-    return array_ops.reshape(reduce_sum(grad, axes), x_shape)
+# Sums a gradient over the dims along which x was broadcast; it lives in array_ops (whose gradients use it
+# too, and which cannot import this module) and is re-exported here.
+unbroadcast = array_ops.unbroadcast
 
 
 # --- AddV2 ------------------------------------------------------------------------------------------
-@register_op("AddV2", "Add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c_kernel="wf_add")
+@register_op("AddV2", "Add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=math_adapters.add)
 def add_kernel(x: Any, y: Any) -> Any:
     """z = x + y (broadcasting)."""
     return np.add(x, y)
@@ -58,7 +50,7 @@ def add(x: Any, y: Any, name: str | None = None) -> Any:
 
 
 # --- Sub --------------------------------------------------------------------------------------------
-@register_op("Sub", "Sub", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c_kernel="wf_sub")
+@register_op("Sub", "Sub", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=math_adapters.sub)
 def sub_kernel(x: Any, y: Any) -> Any:
     """z = x - y (broadcasting)."""
     return np.subtract(x, y)
@@ -76,7 +68,7 @@ def subtract(x: Any, y: Any, name: str | None = None) -> Any:
 
 
 # --- Mul --------------------------------------------------------------------------------------------
-@register_op("Mul", "Mul", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c_kernel="wf_mul")
+@register_op("Mul", "Mul", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=math_adapters.mul)
 def mul_kernel(x: Any, y: Any) -> Any:
     """z = x * y (broadcasting)."""
     return np.multiply(x, y)
@@ -95,7 +87,7 @@ def multiply(x: Any, y: Any, name: str | None = None) -> Any:
 
 # --- RealDiv ------------------------------------------------------------------------------------------
 @register_op("RealDiv", "RealDiv", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1),
-             allowed=NUMBERS, c_kernel="wf_div")
+             allowed=NUMBERS, c=math_adapters.div)
 def real_div_kernel(x: Any, y: Any) -> Any:
     """z = x / y (broadcasting; floats)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -130,7 +122,7 @@ divide = truediv
 
 
 # --- Neg --------------------------------------------------------------------------------------------
-@register_op("Neg", "Neg", inputs=("x",), shape=same_as_input, c_kernel="wf_neg")
+@register_op("Neg", "Neg", inputs=("x",), shape=same_as_input, c=math_adapters.neg)
 def neg_kernel(x: Any) -> Any:
     """y = -x."""
     return np.negative(x)
@@ -151,7 +143,7 @@ def _add_n_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(merged_shape(inputs), inputs[0].dtype.base_dtype)
 
 
-@register_op("AddN", "AddN", inputs=("*inputs",), shape=_add_n_shape, same_dtype="all")
+@register_op("AddN", "AddN", inputs=("*inputs",), shape=_add_n_shape, same_dtype="all", portable=shape_kernels.add_n)
 def add_n_kernel(*values: Any, N: int) -> Any:  # noqa: N803 - TensorFlow's attr name
     """y = sum_i x_i (same shapes)."""
     total = values[0]
@@ -191,7 +183,7 @@ def _matmul_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("MatMul", "MatMul", inputs=("a", "b"), shape=_matmul_shape, same_dtype=(0, 1),
-             allowed=NUMBERS, c_kernel="wf_gemm")
+             allowed=NUMBERS, c=math_adapters.matmul)
 def matmul_kernel(a: Any, b: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
     """C = op(A) @ op(B), op = transpose if asked."""
     return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
@@ -228,7 +220,7 @@ def _batch_matmul_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("BatchMatMulV2", "MatMul", inputs=("x", "y"), shape=_batch_matmul_shape, same_dtype=(0, 1),
-             allowed=NUMBERS, c_kernel="wf_gemm_batched")
+             allowed=NUMBERS, c=math_adapters.batch_matmul)
 def batch_matmul_kernel(x: Any, y: Any, *, adj_x: bool, adj_y: bool) -> Any:
     """C[..] = op(A[..]) @ op(B[..]), batch dims broadcasting."""
     return np.matmul(np.swapaxes(x, -1, -2) if adj_x else x, np.swapaxes(y, -1, -2) if adj_y else y)
@@ -274,7 +266,7 @@ def _cast_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(inputs[0].shape, attrs["DstT"])
 
 
-@register_op("Cast", "Cast", inputs=("x",), shape=_cast_shape, c_kernel="wf_cast")
+@register_op("Cast", "Cast", inputs=("x",), shape=_cast_shape, c=math_adapters.cast)
 def cast_kernel(x: Any, *, SrcT: Any, DstT: Any, Truncate: bool = False) -> Any:  # noqa: N803
     """y = x converted to DstT (floats to ints truncate toward zero, as C does)."""
     return np.asarray(x).astype(DstT.as_numpy_dtype)
@@ -338,7 +330,7 @@ def _axes_tuple(axes: Any) -> tuple:
     return tuple(int(a) for a in np.asarray(axes).reshape(-1))
 
 
-@register_op("Sum", "Sum", inputs=("input", "reduction_indices"), shape=reduction_shape, c_kernel="wf_reduce_sum")
+@register_op("Sum", "Sum", inputs=("input", "reduction_indices"), shape=reduction_shape, c=math_adapters.sum_reduce)
 def sum_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = sum of x over axes."""
     axes = _axes_tuple(axes)
@@ -396,7 +388,7 @@ def reduced_shape(x: Any, axes: Any) -> Any:
     return array_ops.reduced_shape_dynamic(array_ops.shape(x), axes)
 
 
-@register_op("Mean", "Mean", inputs=("input", "reduction_indices"), shape=reduction_shape, c_kernel="wf_reduce_mean")
+@register_op("Mean", "Mean", inputs=("input", "reduction_indices"), shape=reduction_shape, c=math_adapters.reduce_mean)
 def mean_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = mean of x over axes (integer inputs: integer division, as TF)."""
     axes = _axes_tuple(axes)
@@ -420,14 +412,8 @@ def _mean_grad(op: Any, grad: Any) -> list:
     return [real_div(tiled, count), None]
 
 
-def reduction_axes(x: Any, axis: Any) -> Any:
-    """The axes argument of a reduction: all axes when None, made before (outside) the reduction's
-    name scope as TensorFlow does (a "Const" when the rank is known, else range(0, rank(x)))."""
-    if axis is not None:
-        return axis
-    if x.shape.rank:  # as TF, a scalar (rank 0) also takes the range(0, Rank) path
-        return convert_to_tensor(backend_values.vector(list(range(x.shape.rank)), dtypes.int32))
-    return array_ops.range(0, array_ops.rank(x))
+# The axes argument of a reduction (all axes when None): in array_ops, whose Fill gradient sums with it.
+reduction_axes = array_ops.reduction_axes
 
 
 def reduction_arguments(axis: Any, keepdims: Any, reduction_indices: Any = None, keep_dims: Any = None) -> tuple:

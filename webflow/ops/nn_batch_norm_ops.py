@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.portable import nn_kernels
 from webflow.framework import dtypes
 from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import merge_dims
@@ -88,7 +89,7 @@ def _fused_batch_norm_shape(inputs: list, attrs: dict) -> list:
 
 
 @register_op("FusedBatchNormV3", "FusedBatchNormV3", inputs=("x", "scale", "offset", "mean", "variance"),
-             shape=_fused_batch_norm_shape, same_dtype=(1, 2, 3, 4))
+             shape=_fused_batch_norm_shape, same_dtype=(1, 2, 3, 4), portable=nn_kernels.fused_batch_norm)
 def fused_batch_norm_kernel(x: Any, scale: Any, offset: Any, mean: Any, variance: Any, *, epsilon: float = 1e-4,
                             exponential_avg_factor: float = 1.0, data_format: str = "NHWC",
                             is_training: bool = True) -> list:
@@ -168,7 +169,8 @@ def _fused_batch_norm_grad_shape(inputs: list, attrs: dict) -> list:
 
 @register_op("FusedBatchNormGradV3", "FusedBatchNormGradV3",
              inputs=("y_backprop", "x", "scale", "reserve_space_1", "reserve_space_2", "reserve_space_3"),
-             shape=_fused_batch_norm_grad_shape, same_dtype=(0, 1), allowed=INPUT_TYPES)
+             shape=_fused_batch_norm_grad_shape, same_dtype=(0, 1), allowed=INPUT_TYPES,
+             portable=nn_kernels.fused_batch_norm_grad)
 def fused_batch_norm_grad_kernel(y_backprop: Any, x: Any, scale: Any, reserve_space_1: Any, reserve_space_2: Any,
                                  reserve_space_3: Any, *, epsilon: float = 1e-4, data_format: str = "NHWC",
                                  is_training: bool = True) -> list:

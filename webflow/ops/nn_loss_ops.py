@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.portable import array_kernels
 from webflow.framework import dtypes
 from webflow.ops import math_ops
 from webflow.ops.registry import apply_op, output_spec, register_gradient, register_op
@@ -15,7 +16,8 @@ def _l2_loss_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec((), inputs[0].dtype.base_dtype)
 
 
-@register_op("L2Loss", "L2Loss", inputs=("t",), shape=_l2_loss_shape, allowed=dtypes.FLOATING, c_kernel="wf_l2_loss")
+@register_op("L2Loss", "L2Loss", inputs=("t",), shape=_l2_loss_shape, allowed=dtypes.FLOATING,
+             portable=array_kernels.l2_loss)
 def l2_loss_kernel(t: Any) -> Any:
     """output = sum(t ** 2) / 2."""
     return np.asarray(np.sum(np.square(t), dtype=t.dtype) / t.dtype.type(2))

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.backends import values as backend_values
-from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.backends.arrays import values as backend_values
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
+from webflow.backends.c import math_adapters, nn_adapters
+from webflow.backends.portable import shape_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.tensor import Tensor
@@ -50,7 +52,7 @@ def _rows(vector: Any) -> Any:
 
 
 # --- Relu -------------------------------------------------------------------------------------------
-@register_op("Relu", "Relu", inputs=("features",), shape=same_as_input, allowed=REALS, c_kernel="wf_relu")
+@register_op("Relu", "Relu", inputs=("features",), shape=same_as_input, allowed=REALS, c=math_adapters.relu)
 def relu_kernel(x: Any) -> Any:
     """y = max(x, 0)."""
     return np.maximum(x, np.zeros((), x.dtype))
@@ -73,7 +75,7 @@ def _relu_grad_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("ReluGrad", "ReluGrad", inputs=("gradients", "features"), shape=_relu_grad_shape,
-             same_dtype=(0, 1), allowed=REALS, c_kernel="wf_relu_grad")
+             same_dtype=(0, 1), allowed=REALS, c=math_adapters.relu_grad)
 def relu_grad_kernel(gradients: Any, features: Any) -> Any:
     """backprops = gradients where features > 0, else 0."""
     return np.where(features > 0, gradients, np.zeros((), gradients.dtype))
@@ -97,8 +99,7 @@ def _stable_softmax(x: Any) -> Any:
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
-@register_op("Softmax", "Softmax", inputs=("logits",), shape=_at_least_rank(1), allowed=FLOATS,
-             c_kernel="wf_softmax")
+@register_op("Softmax", "Softmax", inputs=("logits",), shape=_at_least_rank(1), allowed=FLOATS, c=nn_adapters.softmax)
 def softmax_kernel(logits: Any) -> Any:
     """y_i = exp(x_i) / sum_j exp(x_j) over the last axis (computed with x - max(x))."""
     return _stable_softmax(logits).astype(logits.dtype, copy=False)
@@ -114,7 +115,7 @@ def _softmax_grad(op: Any, grad: Any) -> Any:
 
 # --- LogSoftmax -------------------------------------------------------------------------------------
 @register_op("LogSoftmax", "LogSoftmax", inputs=("logits",), shape=_at_least_rank(1), allowed=FLOATS,
-             c_kernel="wf_log_softmax")
+             c=nn_adapters.log_softmax)
 def log_softmax_kernel(logits: Any) -> Any:
     """y_i = x_i - log(sum_j exp(x_j)) over the last axis (computed with x - max(x))."""
     shifted = logits - np.max(logits, axis=-1, keepdims=True)
@@ -190,7 +191,7 @@ def _bias_shape_for(value_ndim: int, channels: int, data_format: str) -> tuple:
 
 
 @register_op("BiasAdd", "BiasAdd", inputs=("value", "bias"), shape=_bias_add_shape, same_dtype=(0, 1),
-             allowed=REALS, c_kernel="wf_bias_add")
+             allowed=REALS, portable=shape_kernels.bias_add)
 def bias_add_kernel(value: Any, bias: Any, *, data_format: str = "NHWC") -> Any:
     """y[..., c, ...] = value[..., c, ...] + bias[c]  (c = last axis, or axis 1 for NC.. formats)."""
     if bias.shape[0] != value.shape[_channel_axis(data_format, value.ndim)]:
@@ -226,7 +227,7 @@ def _bias_add_grad_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("BiasAddGrad", "BiasAddGrad", inputs=("out_backprop",), shape=_bias_add_grad_shape, allowed=REALS,
-             c_kernel="wf_bias_add_grad")
+             portable=shape_kernels.bias_add_grad)
 def bias_add_grad_kernel(out_backprop: Any, *, data_format: str = "NHWC") -> Any:
     """dbias[c] = sum of out_backprop over every axis but the channel axis."""
     channel = _channel_axis(data_format, out_backprop.ndim)
@@ -266,7 +267,7 @@ def _xent_shape(inputs: list, attrs: dict) -> list:
 
 
 @register_op("SoftmaxCrossEntropyWithLogits", "SoftmaxCrossEntropyWithLogits", inputs=("features", "labels"),
-             shape=_xent_shape, same_dtype=(0, 1), allowed=FLOATS, c_kernel="wf_softmax_xent")
+             shape=_xent_shape, same_dtype=(0, 1), allowed=FLOATS, c=nn_adapters.softmax_xent)
 def softmax_xent_kernel(features: Any, labels: Any) -> list:
     """loss_b = -sum_c labels_bc * log_softmax(features)_bc; backprop = softmax(features) - labels."""
     features, labels = np.broadcast_arrays(features, labels)
@@ -310,7 +311,7 @@ def _sparse_xent_shape(inputs: list, attrs: dict) -> list:
 
 
 @register_op("SparseSoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
-             inputs=("features", "labels"), shape=_sparse_xent_shape, allowed=FLOATS, c_kernel="wf_sparse_xent")
+             inputs=("features", "labels"), shape=_sparse_xent_shape, allowed=FLOATS, c=nn_adapters.sparse_softmax_xent)
 def sparse_softmax_xent_kernel(features: Any, labels: Any) -> list:
     """loss_b = -log_softmax(features)_b,labels_b; backprop = softmax(features) - one_hot(labels)."""
     classes = features.shape[-1]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import collections
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.portable import math_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.ops import array_ops, gather_ops, manip_ops, math_ops, reduction_ops
@@ -52,7 +53,8 @@ def _top_k_shape(inputs: list, attrs: dict) -> list:
     return [output_spec(dims, values.dtype.base_dtype), output_spec(dims, attrs["index_type"])]
 
 
-@register_op("TopKV2", "TopKV2", inputs=("input", "k"), shape=_top_k_shape, allowed=dtypes.NUMERIC)
+@register_op("TopKV2", "TopKV2", inputs=("input", "k"), shape=_top_k_shape, allowed=dtypes.NUMERIC,
+             portable=math_kernels.top_k)
 def top_k_kernel(values: Any, k: Any, *, sorted: bool = True, index_type: Any = dtypes.int32) -> list:  # noqa: A002
     """The k largest entries of the last axis, in descending order (ties: lower index first), and their indices."""
     k = int(k)
@@ -114,7 +116,7 @@ def _in_top_k_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("InTopKV2", "InTopKV2", inputs=("predictions", "targets", "k"), shape=_in_top_k_shape,
-             same_dtype=(1, 2), allowed=(dtypes.int32, dtypes.int64))
+             same_dtype=(1, 2), allowed=(dtypes.int32, dtypes.int64), portable=math_kernels.in_top_k)
 def in_top_k_kernel(predictions: Any, targets: Any, k: Any) -> Any:
     """out_i = predictions[i, targets_i] is finite and fewer than k entries of row i are greater than it."""
     classes = predictions.shape[1]

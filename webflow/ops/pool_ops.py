@@ -13,12 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.backends.numpy_backend import np
-from webflow.framework import dtypes
-from webflow.framework.tensor_shape import TensorShape
-from webflow.ops import array_ops, manip_ops
-from webflow.ops.convert import constant_value, convert_to_tensor
-from webflow.ops.pool_windows import (
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c import nn_adapters
+from webflow.backends.numpy.pool_windows import (
     Windows,
     check_same_shape,
     first_max_cells,
@@ -30,6 +27,11 @@ from webflow.ops.pool_windows import (
     window_max,
     windows_for,
 )
+from webflow.backends.portable import pool_kernels
+from webflow.framework import dtypes
+from webflow.framework.tensor_shape import TensorShape
+from webflow.ops import array_ops, manip_ops
+from webflow.ops.convert import constant_value, convert_to_tensor
 from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
 
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -99,7 +101,8 @@ def _pool_attrs(op: Any) -> dict:
 
 
 # --- MaxPool ----------------------------------------------------------------------------------------------
-@register_op("MaxPool", "MaxPool", inputs=("input",), shape=_pool_shape, allowed=MAX_POOL_TYPES)
+@register_op("MaxPool", "MaxPool", inputs=("input",), shape=_pool_shape, allowed=MAX_POOL_TYPES,
+             c=nn_adapters.max_pool, portable=pool_kernels.max_pool)
 def max_pool_kernel(x: Any, *, ksize: list, strides: list, padding: str, data_format: str = "NHWC",
                     explicit_paddings: tuple = ()) -> Any:
     """y[n, r, c, ch] = max of x[n, r*s_h + i - pad_top, c*s_w + j - pad_left, ch] over in-bounds (i, j) < ksize."""
@@ -120,7 +123,8 @@ def _max_pool_grad(op: Any, grad: Any) -> Any:
 
 # --- MaxPoolGrad ------------------------------------------------------------------------------------------
 @register_op("MaxPoolGrad", "MaxPoolGrad", inputs=("orig_input", "orig_output", "grad"), shape=_like_orig_input,
-             same_dtype=(0, 1, 2), allowed=MAX_POOL_TYPES)
+             same_dtype=(0, 1, 2), allowed=MAX_POOL_TYPES,
+             c=nn_adapters.max_pool_grad, portable=pool_kernels.max_pool_grad)
 def max_pool_grad_kernel(orig_input: Any, orig_output: Any, grad: Any, *, ksize: list, strides: list,
                          padding: str, data_format: str = "NHWC", explicit_paddings: tuple = ()) -> Any:
     """dx[cell] = sum of grad over the windows whose first max (re-found in orig_input, as TF) is that cell."""
@@ -161,7 +165,8 @@ def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, ksize: list, str
 
 # --- MaxPoolGradGrad --------------------------------------------------------------------------------------
 @register_op("MaxPoolGradGrad", "MaxPoolGradGrad", inputs=("orig_input", "orig_output", "grad"),
-             shape=_like_orig_output, same_dtype=(0, 1, 2), allowed=MAX_POOL_TYPES)
+             shape=_like_orig_output, same_dtype=(0, 1, 2), allowed=MAX_POOL_TYPES,
+             portable=pool_kernels.max_pool_grad_grad)
 def max_pool_grad_grad_kernel(orig_input: Any, orig_output: Any, grad: Any, *, ksize: list, strides: list,
                               padding: str, data_format: str = "NHWC") -> Any:
     """y[window] = grad[the window's first maximal cell of orig_input] (grad has the input's shape)."""
@@ -197,7 +202,8 @@ def _sum_dtype(dtype: Any) -> Any:
     return np.float32 if dtype == np.float16 else dtype     # float16 sums lose digits fast: add in float32
 
 
-@register_op("AvgPool", "AvgPool", inputs=("value",), shape=_pool_shape, allowed=FLOATS)
+@register_op("AvgPool", "AvgPool", inputs=("value",), shape=_pool_shape, allowed=FLOATS,
+             c=nn_adapters.avg_pool, portable=pool_kernels.avg_pool)
 def avg_pool_kernel(x: Any, *, ksize: list, strides: list, padding: str, data_format: str = "NHWC") -> Any:
     """y[window] = sum of the window's in-bounds cells / their number (padding is not counted)."""
     windows = windows_for("AvgPool", x, ksize, strides, padding, data_format)
@@ -222,7 +228,7 @@ def _avg_pool_grad(op: Any, grad: Any) -> Any:
 
 # --- AvgPoolGrad ------------------------------------------------------------------------------------------
 @register_op("AvgPoolGrad", "AvgPoolGrad", inputs=("orig_input_shape", "grad"), shape=_avg_pool_grad_shape,
-             same_dtype=(1,), allowed=FLOATS)
+             same_dtype=(1,), allowed=FLOATS, c=nn_adapters.avg_pool_grad, portable=pool_kernels.avg_pool_grad)
 def avg_pool_grad_kernel(orig_input_shape: Any, grad: Any, *, ksize: list, strides: list, padding: str,
                          data_format: str = "NHWC") -> Any:
     """dx[cell] = sum over the windows holding the cell of grad[window] / count[window]."""

@@ -14,75 +14,30 @@ Random ops have no gradient (their outputs are constants as far as autodiff is c
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
-from webflow.backends import values as backend_values
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays import values as backend_values
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c import random_adapters, train_adapters
+from webflow.backends.numpy import random_distributions as distributions
+from webflow.backends.portable import random_kernels
 from webflow.framework import context, dtypes, random_seed
 from webflow.framework.errors import InvalidArgumentError
+from webflow.framework.random_generators import (
+    RESERVE_MULTIPLIER,
+    cpu_threads,
+    generator_for,
+)
 from webflow.framework.scopes import name_scope_v1
 from webflow.framework.tensor import TensorBase
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops import math_ops
-from webflow.ops import random_distributions as distributions
 from webflow.ops.convert import constant_value, constant_value_as_shape, convert_to_tensor
-from webflow.ops.philox import PhiloxGenerator
 from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_op
 from webflow.ops.shapes import require_rank
 
 FLOAT_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
 SHAPE_TYPES = (dtypes.int32, dtypes.int64)
-# Blocks reserved per output value and run (TF's ReserveRandomOutputs multiplier).
-RESERVE_MULTIPLIER = 256
-
-
-# --- the op's generator: one per op instance and session (or per eager op + attrs) ------------------
-def generator_for(context_: Any) -> PhiloxGenerator:
-    """This op's persistent Philox state, created from its seed attrs on first use."""
-    attrs = context_.attrs if context_.op_name is None else context_.op._attrs
-    if context_.op_name is None:  # eager: TF keeps one kernel per (op, attrs) in its kernel cache
-        store = random_seed.eager_generators()
-        key = (context_.opdef.type,) + tuple(sorted((k, str(v)) for k, v in attrs.items()))
-    else:
-        store, key = context_.resources, context_.op_name
-    if key not in store:
-        store[key] = PhiloxGenerator(int(attrs.get("seed", 0)), int(attrs.get("seed2", 0)))
-    if attrs.get(REPLAY_ATTR):
-        return _Replay(store[key])
-    return store[key]
-
-
-RANDOM_OP_TYPES = frozenset({"RandomStandardNormal", "TruncatedNormal", "RandomUniform", "RandomUniformInt",
-                             "RandomShuffle", "Multinomial"})
-# A gradient graph recomputes its forward sub-graph (autodiff/func_graph_gradients.py). Its copy of a
-# random op carries this attr and redraws the numbers the forward op drew in this run, so a dropout mask
-# inside a cond branch is the same mask in the backward pass (TensorFlow keeps the forward's output).
-REPLAY_ATTR = "_replay_forward_draw"
-
-
-class _Replay:
-    """Stands in for an op's generator: every reservation returns the forward op's last reservation."""
-
-    def __init__(self, generator: PhiloxGenerator):
-        self.generator = generator
-
-    def reserve_outputs(self, output_count: int, multiplier: int = RESERVE_MULTIPLIER) -> PhiloxGenerator:
-        return self.generator.replay_last()
-
-    def reserve_uint32s(self, count: int) -> PhiloxGenerator:
-        return self.generator.replay_last()
-
-
-def _output_dims(shape: Any, op_type: str) -> list:
-    dims = [int(d) for d in backend_values.flat_list(shape)]
-    given = tuple(shape.shape) if hasattr(shape, "shape") else np.shape(shape)  # arrays: no NumPy needed
-    if len(given) != 1:
-        raise InvalidArgumentError(None, None, f"shape must be a vector of {{int32,int64}}, got shape "
-                                   f"{list(given)} [Op:{op_type}]")
-    if any(d < 0 for d in dims):
-        raise InvalidArgumentError(None, None, f"Dimension -1 must be >= 0 (shape {dims}) [Op:{op_type}]")
-    return dims
 
 
 # --- shape rules -----------------------------------------------------------------------------------
@@ -127,11 +82,12 @@ def _multinomial_shape(inputs: list, attrs: dict) -> tuple:
 
 # --- kernels ---------------------------------------------------------------------------------------
 @register_op("RandomStandardNormal", "RandomStandardNormal", inputs=("shape",), shape=_sampled_shape,
-             allowed=SHAPE_TYPES, needs_context=True, stateful=True)
+             allowed=SHAPE_TYPES, needs_context=True, stateful=True,
+             c=random_adapters.random_standard_normal, portable=random_kernels.random_standard_normal)
 def random_standard_normal_kernel(context_: Any, shape: Any, *, dtype: Any, seed: int = 0, seed2: int = 0,
                                   T: Any = None) -> Any:  # noqa: N803 - TensorFlow's attr name
     """x ~ N(0, 1): Box-Muller on Philox words, four float32 values per 128-bit block."""
-    dims = _output_dims(shape, "RandomStandardNormal")
+    dims = backend_values.output_dims(shape, "RandomStandardNormal")
     count = int(math.prod(dims))
     local = generator_for(context_).reserve_outputs(count, RESERVE_MULTIPLIER)
     numpy_dtype = dtypes.as_dtype(dtype).as_numpy_dtype
@@ -139,11 +95,12 @@ def random_standard_normal_kernel(context_: Any, shape: Any, *, dtype: Any, seed
 
 
 @register_op("TruncatedNormal", "TruncatedNormal", inputs=("shape",), shape=_sampled_shape,
-             allowed=SHAPE_TYPES, needs_context=True, stateful=True)
+             allowed=SHAPE_TYPES, needs_context=True, stateful=True,
+             c=random_adapters.truncated_normal, portable=random_kernels.truncated_normal)
 def truncated_normal_kernel(context_: Any, shape: Any, *, dtype: Any, seed: int = 0, seed2: int = 0,
                             T: Any = None) -> Any:  # noqa: N803
     """x ~ N(0, 1) conditioned on |x| < 2: Box-Muller pairs, rejecting |x| >= 2."""
-    dims = _output_dims(shape, "TruncatedNormal")
+    dims = backend_values.output_dims(shape, "TruncatedNormal")
     count = int(math.prod(dims))
     local = generator_for(context_).reserve_outputs(count, RESERVE_MULTIPLIER)
     numpy_dtype = dtypes.as_dtype(dtype).as_numpy_dtype
@@ -151,11 +108,11 @@ def truncated_normal_kernel(context_: Any, shape: Any, *, dtype: Any, seed: int 
 
 
 @register_op("RandomUniform", "RandomUniform", inputs=("shape",), shape=_sampled_shape,
-             allowed=SHAPE_TYPES, needs_context=True, stateful=True)
+             allowed=SHAPE_TYPES, needs_context=True, stateful=True, c=train_adapters.random_uniform)
 def random_uniform_kernel(context_: Any, shape: Any, *, dtype: Any, seed: int = 0, seed2: int = 0,
                           T: Any = None) -> Any:  # noqa: N803
     """x ~ U[0, 1): 23 random mantissa bits under exponent 0, minus 1."""
-    dims = _output_dims(shape, "RandomUniform")
+    dims = backend_values.output_dims(shape, "RandomUniform")
     count = int(math.prod(dims))
     local = generator_for(context_).reserve_outputs(count, RESERVE_MULTIPLIER)
     numpy_dtype = dtypes.as_dtype(dtype).as_numpy_dtype
@@ -163,11 +120,12 @@ def random_uniform_kernel(context_: Any, shape: Any, *, dtype: Any, seed: int = 
 
 
 @register_op("RandomUniformInt", "RandomUniformInt", inputs=("shape", "minval", "maxval"),
-             shape=_uniform_int_shape, same_dtype=(1, 2), needs_context=True, stateful=True)
+             shape=_uniform_int_shape, same_dtype=(1, 2), needs_context=True, stateful=True,
+             portable=random_kernels.random_uniform_int)
 def random_uniform_int_kernel(context_: Any, shape: Any, minval: Any, maxval: Any, *, seed: int = 0,
                               seed2: int = 0, Tout: Any = None, T: Any = None) -> Any:  # noqa: N803
     """x = minval + bits % (maxval - minval), integers in [minval, maxval)."""
-    dims = _output_dims(shape, "RandomUniformInt")
+    dims = backend_values.output_dims(shape, "RandomUniformInt")
     count = int(math.prod(dims))
     numpy_dtype = np.asarray(minval).dtype
     if count == 0:
@@ -180,7 +138,7 @@ def random_uniform_int_kernel(context_: Any, shape: Any, minval: Any, maxval: An
 
 
 @register_op("RandomShuffle", "RandomShuffle", inputs=("value",), shape=_shuffle_shape,
-             needs_context=True, stateful=True)
+             needs_context=True, stateful=True, portable=random_kernels.random_shuffle)
 def random_shuffle_kernel(context_: Any, value: Any, *, seed: int = 0, seed2: int = 0, T: Any = None) -> Any:  # noqa: N803
     """output[i] = value[permutation[i]]: a Fisher-Yates permutation of dimension 0."""
     value = np.asarray(value)
@@ -193,7 +151,7 @@ def random_shuffle_kernel(context_: Any, value: Any, *, seed: int = 0, seed2: in
 
 
 @register_op("Multinomial", "Multinomial", inputs=("logits", "num_samples"), shape=_multinomial_shape,
-             needs_context=True, stateful=True)
+             needs_context=True, stateful=True, portable=random_kernels.multinomial)
 def multinomial_kernel(context_: Any, logits: Any, num_samples: Any, *, seed: int = 0, seed2: int = 0,
                        output_dtype: Any = None, T: Any = None) -> Any:  # noqa: N803
     """samples[b, j] ~ Categorical(softmax(logits[b])), by inverse CDF on float64 uniforms."""
@@ -208,18 +166,6 @@ def multinomial_kernel(context_: Any, logits: Any, num_samples: Any, *, seed: in
     local = generator_for(context_).reserve_outputs(reserved, RESERVE_MULTIPLIER)
     numpy_dtype = dtypes.as_dtype(output_dtype or dtypes.int64).as_numpy_dtype
     return distributions.categorical(local, logits, samples, cpu_threads(context_)).astype(numpy_dtype)
-
-
-def cpu_threads(context_: Any) -> int:
-    """TF's intra-op thread count: the session's intra_op_parallelism_threads, else the usable CPUs."""
-    config = getattr(getattr(context_, "session", None), "_config", None)
-    configured = getattr(config, "intra_op_parallelism_threads", 0) or 0
-    if configured > 0:
-        return int(configured)
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 for _op_type in ("RandomStandardNormal", "TruncatedNormal", "RandomUniform", "RandomUniformInt",

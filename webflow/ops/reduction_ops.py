@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from webflow.backends import values as backend_values
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays import values as backend_values
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c import math_adapters
+from webflow.backends.portable import array_kernels, math_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.scopes import name_scope_v1
@@ -50,14 +52,14 @@ def _highest(dtype: Any) -> Any:
 
 
 @register_op("Max", "Max", inputs=("input", "reduction_indices"), shape=reduction_shape, allowed=NUMBERS,
-             c_kernel="wf_reduce_max")
+             c=math_adapters.reduce_max)
 def max_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = max of x over axes (-inf, or the lowest integer, for an empty reduction)."""
     return np.asarray(np.max(x, axis=_axes_tuple(axes), keepdims=keep_dims, initial=_lowest(x.dtype)))
 
 
 @register_op("Min", "Min", inputs=("input", "reduction_indices"), shape=reduction_shape, allowed=NUMBERS,
-             c_kernel="wf_reduce_min")
+             c=math_adapters.reduce_min)
 def min_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = min of x over axes (+inf, or the highest integer, for an empty reduction)."""
     return np.asarray(np.min(x, axis=_axes_tuple(axes), keepdims=keep_dims, initial=_highest(x.dtype)))
@@ -96,7 +98,8 @@ def reduce_min_v1(input_tensor: Any, axis: Any = None, keepdims: Any = None, nam
 
 
 # --- Prod -------------------------------------------------------------------------------------------
-@register_op("Prod", "Prod", inputs=("input", "reduction_indices"), shape=reduction_shape, allowed=NUMBERS)
+@register_op("Prod", "Prod", inputs=("input", "reduction_indices"), shape=reduction_shape, allowed=NUMBERS,
+             c=math_adapters.reduce_prod)
 def prod_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = product of x over axes (1 for an empty reduction)."""
     return np.asarray(np.prod(x, axis=_axes_tuple(axes), keepdims=keep_dims, dtype=x.dtype))
@@ -148,13 +151,15 @@ def reduce_prod_v1(input_tensor: Any, axis: Any = None, keepdims: Any = None, na
 
 
 # --- Any, All (bool in, bool out, no gradient) ----------------------------------------------------------
-@register_op("Any", "Any", inputs=("input", "reduction_indices"), shape=reduction_shape, allowed=BOOL)
+@register_op("Any", "Any", inputs=("input", "reduction_indices"), shape=reduction_shape, allowed=BOOL,
+             portable=math_kernels.any_)
 def any_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = OR of x over axes (False for an empty reduction)."""
     return np.asarray(np.any(x, axis=_axes_tuple(axes), keepdims=keep_dims))
 
 
-@register_op("All", "All", inputs=("input", "reduction_indices"), shape=reduction_shape, allowed=BOOL)
+@register_op("All", "All", inputs=("input", "reduction_indices"), shape=reduction_shape, allowed=BOOL,
+             portable=math_kernels.all_)
 def all_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = AND of x over axes (True for an empty reduction)."""
     return np.asarray(np.all(x, axis=_axes_tuple(axes), keepdims=keep_dims))
@@ -205,13 +210,15 @@ def _arg_reduce(function: Any, x: Any, dimension: Any, output_type: Any) -> Any:
     return np.asarray(function(x, axis=axis)).astype(output_type.as_numpy_dtype)
 
 
-@register_op("ArgMax", "ArgMax", inputs=("input", "dimension"), shape=_arg_reduce_shape, allowed=NUMBERS + BOOL)
+@register_op("ArgMax", "ArgMax", inputs=("input", "dimension"), shape=_arg_reduce_shape, allowed=NUMBERS + BOOL,
+             portable=array_kernels.arg_max)
 def arg_max_kernel(x: Any, dimension: Any, *, output_type: Any) -> Any:
     """y = index of the largest x along `dimension` (the first one on ties)."""
     return _arg_reduce(np.argmax, x, dimension, output_type)
 
 
-@register_op("ArgMin", "ArgMin", inputs=("input", "dimension"), shape=_arg_reduce_shape, allowed=NUMBERS + BOOL)
+@register_op("ArgMin", "ArgMin", inputs=("input", "dimension"), shape=_arg_reduce_shape, allowed=NUMBERS + BOOL,
+             portable=array_kernels.arg_min)
 def arg_min_kernel(x: Any, dimension: Any, *, output_type: Any) -> Any:
     """y = index of the smallest x along `dimension` (the first one on ties)."""
     return _arg_reduce(np.argmin, x, dimension, output_type)
@@ -274,7 +281,7 @@ def _scan(x: Any, axis: Any, exclusive: bool, reverse: bool, ufunc: Any, identit
     return np.ascontiguousarray(np.flip(out, axis) if reverse else out)
 
 
-@register_op("Cumsum", "Cumsum", inputs=("x", "axis"), shape=_scan_shape, allowed=NUMBERS)
+@register_op("Cumsum", "Cumsum", inputs=("x", "axis"), shape=_scan_shape, allowed=NUMBERS, portable=math_kernels.cumsum)
 def cumsum_kernel(x: Any, axis: Any, *, exclusive: bool, reverse: bool) -> Any:
     """y_i = x_0 + ... + x_i along axis (exclusive: up to x_{i-1}; reverse: from the end)."""
     return _scan(x, axis, exclusive, reverse, np.add, 0)
@@ -287,7 +294,8 @@ def _cumsum_grad(op: Any, grad: Any) -> list:
     return [cumsum(grad, op.inputs[1], exclusive=exclusive, reverse=not reverse), None]
 
 
-@register_op("Cumprod", "Cumprod", inputs=("x", "axis"), shape=_scan_shape, allowed=NUMBERS)
+@register_op("Cumprod", "Cumprod", inputs=("x", "axis"), shape=_scan_shape, allowed=NUMBERS,
+             portable=math_kernels.cumprod)
 def cumprod_kernel(x: Any, axis: Any, *, exclusive: bool, reverse: bool) -> Any:
     """y_i = x_0 * ... * x_i along axis (exclusive: up to x_{i-1}; reverse: from the end)."""
     return _scan(x, axis, exclusive, reverse, np.multiply, 1)

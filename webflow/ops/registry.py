@@ -22,16 +22,12 @@ from collections.abc import Callable
 from typing import Any
 
 from webflow.backends import selection
-from webflow.backends.numpy_backend import dtype_of
+from webflow.backends.arrays.numpy_arrays import dtype_of
 from webflow.framework import context, dtypes
-from webflow.framework.errors import InvalidArgumentError
+from webflow.framework.errors import InvalidArgumentError, ShapeError
 from webflow.framework.tensor import EagerTensor, Tensor, TensorBase
 from webflow.framework.tensor_shape import TensorShape
-from webflow.ops.convert import convert_inputs
-
-
-class ShapeError(ValueError):
-    """A shape or dtype rule rejected its inputs at graph-build time (TensorFlow raises ValueError)."""
+from webflow.ops.convert import convert_inputs, install_apply_op
 
 
 class OpDef:
@@ -39,7 +35,7 @@ class OpDef:
 
     def __init__(self, op_type: str, default_name: str, inputs: tuple, shape: Callable,
                  kernel: Callable, same_dtype: tuple, allowed: tuple | None,
-                 needs_context: bool, stateful: bool, c_kernel: str | None):
+                 needs_context: bool, stateful: bool, c: Any = None, portable: Callable | None = None):
         self.type = op_type
         self.default_name = default_name
         self.inputs = inputs
@@ -51,11 +47,13 @@ class OpDef:
         self.allowed = allowed
         self.needs_context = needs_context
         self.stateful = stateful
-        self.c_kernel = c_kernel
+        # the stanza's other kernels: a C adapter with its selection policy (backends/c/, a CKernel) and a
+        # no-NumPy kernel for Pyodide (backends/portable/); backends/selection.py installs them
+        self.c_adapter = c
+        self.portable = portable
         # set by backends/selection.py: the kernel eager calls run, or a per-call `chooser(values)`
         self.chooser: Callable | None = None
         self.backend = "numpy"
-        self.c_adapter = None
         # TF1 Apply* ops: their first `state_inputs` inputs are variable references the kernel reads and writes
         # through the session's store by name; the executor passes None for them instead of the values, so
         # the kernel alone holds the arrays and may update them in place (ops/training_ops.py)
@@ -73,14 +71,15 @@ _NOT_DIFFERENTIABLE: set = set()
 
 def register_op(op_type: str, default_name: str | None = None, *, inputs: tuple = (),
                 shape: Callable, same_dtype: tuple = (), allowed: tuple | None = None,
-                needs_context: bool = False, stateful: bool = False,
-                c_kernel: str | None = None) -> Callable[[Callable], Callable]:
-    """Decorator registering a NumPy kernel as op `op_type` with its shape rule."""
+                needs_context: bool = False, stateful: bool = False, c: Any = None,
+                portable: Callable | None = None) -> Callable[[Callable], Callable]:
+    """Decorator registering a NumPy kernel as op `op_type` with its shape rule, and the C (`c=`, a CKernel from
+    backends/c/) and no-NumPy (`portable=`, from backends/portable/) kernels of the same op, if it has them."""
 
     def decorate(kernel: Callable) -> Callable:
         opdef = OpDef(op_type, default_name or op_type, inputs, shape, kernel, same_dtype,
-                      allowed, needs_context, stateful, c_kernel)
-        selection.attach(opdef)  # its C kernel, when backends/c_kernels_*.py has an adapter for it
+                      allowed, needs_context, stateful, c, portable)
+        selection.attach(opdef)  # its C and portable kernels beside the NumPy one
         OPS[op_type] = opdef
         return kernel
 
@@ -146,6 +145,9 @@ def apply_op(op_type: str, inputs: list, attrs: dict | None = None, name: str | 
     if context.executing_eagerly():
         return _apply_eagerly(opdef, inputs, attrs)
     return _apply_in_graph(opdef, inputs, attrs, name)
+
+
+install_apply_op(apply_op)  # convert_to_tensor makes graph-mode Const ops with it
 
 
 def _apply_in_graph(opdef: OpDef, inputs: list, attrs: dict, name: str | None) -> Any:

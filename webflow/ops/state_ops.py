@@ -13,27 +13,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from webflow.backends import values as backend_values
-from webflow.backends.c_array import CArray
-from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.backends.arrays import values as backend_values
+from webflow.backends.arrays.carray import CArray
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.framework import context, dtypes
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError
 from webflow.framework.graph import GraphKeys
 from webflow.framework.tensor import OPERATORS, EagerTensor
 from webflow.framework.tensor_shape import TensorShape
+from webflow.framework.uninitialized import UNINITIALIZED
 from webflow.ops import array_ops
 from webflow.ops.control_flow_ops import group
 from webflow.ops.convert import constant_value, convert_to_tensor, register_tensor_conversion_function
 from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import no_outputs
-
-
-class _Uninitialized:
-    def __repr__(self) -> str:
-        return "UNINITIALIZED"
-
-
-UNINITIALIZED = _Uninitialized()
 
 
 # --- VariableV2 and the ref ops (TF1) ------------------------------------------------------------------

@@ -21,7 +21,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from webflow.backends.numpy_backend import HAVE_NUMPY, np, owns_memory
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np, owns_memory
+from webflow.backends.c import train_adapters
+from webflow.backends.c.adapters import CKernel
 from webflow.framework import dtypes
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError
 from webflow.ops.registry import OPS, NotDifferentiable, ShapeError, apply_op, output_spec, register_op
@@ -155,7 +157,7 @@ def _sparse_rows(update: Callable, state: list, rest: list, names: tuple, attrs:
 
 def _sparse_rows_of_carrays(update: Callable, state: list, rest: list, names: tuple, attrs: dict) -> list:
     """`_sparse_rows` without NumPy: rows of CArrays are cut out, updated by the C formula and copied back."""
-    from webflow.backends import c_array
+    from webflow.backends.arrays import carray as c_array
 
     grad_at = names.index("grad")
     grad, indices = c_array.from_value(rest[grad_at]), c_array.from_value(rest[grad_at + 1])
@@ -269,8 +271,10 @@ def _resource_kernel(update: Callable, names: tuple, num_state: int, sparse: boo
     return kernel
 
 
-def _register_family(name: str, names: tuple, num_state: int, update: Callable, sparse: bool = True) -> None:
-    """Registers Apply<name> and ResourceApply<name> (and the Sparse twins) for one update formula."""
+def _register_family(name: str, names: tuple, num_state: int, update: Callable, c: CKernel,
+                     sparse: bool = True) -> None:
+    """Registers Apply<name> and ResourceApply<name> (and the Sparse twins) for one update formula; `c` is the
+    same formula in C (backends/c/), which replaces `update` inside the kernel when selection picks C."""
     variants = [("Apply", names, False, False), ("ResourceApply", names, False, True)]
     if sparse:
         grad_at = names.index("grad")
@@ -283,21 +287,24 @@ def _register_family(name: str, names: tuple, num_state: int, update: Callable, 
         rule = _update_shape_rule(op_type, inputs, num_state, is_sparse, resource)
         register_op(op_type, op_type, inputs=inputs, shape=rule,
                     same_dtype=() if resource else same, needs_context=not resource, stateful=True,
-                    c_kernel="wf_apply_" + name.lower())(make(update, inputs, num_state, is_sparse))
+                    c=c)(make(update, inputs, num_state, is_sparse))
         if not resource:
             OPS[op_type].state_inputs = num_state  # read and written by name: see _ref_kernel
         NotDifferentiable(op_type)
 
 
-_register_family("GradientDescent", ("var", "alpha", "delta"), 1, gradient_descent_update, sparse=False)
-_register_family("Momentum", ("var", "accum", "lr", "grad", "momentum"), 2, momentum_update)
+_register_family("GradientDescent", ("var", "alpha", "delta"), 1, gradient_descent_update,
+                 train_adapters.gradient_descent, sparse=False)
+_register_family("Momentum", ("var", "accum", "lr", "grad", "momentum"), 2, momentum_update, train_adapters.momentum)
 _register_family("Adam", ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"),
-                 3, adam_update, sparse=False)
-_register_family("RMSProp", ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"), 3, rms_prop_update)
+                 3, adam_update, train_adapters.adam, sparse=False)
+_register_family("RMSProp", ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"), 3, rms_prop_update,
+                 train_adapters.rms_prop)
 _register_family("CenteredRMSProp", ("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"), 4,
-                 centered_rms_prop_update)
-_register_family("Adagrad", ("var", "accum", "lr", "grad"), 2, adagrad_update)
-_register_family("Adadelta", ("var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"), 3, adadelta_update)
+                 centered_rms_prop_update, train_adapters.centered_rms_prop)
+_register_family("Adagrad", ("var", "accum", "lr", "grad"), 2, adagrad_update, train_adapters.adagrad)
+_register_family("Adadelta", ("var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"), 3, adadelta_update,
+                 train_adapters.adadelta)
 
 
 # --- Python wrappers (gen_training_ops' names) -------------------------------------------------------

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c import activation_adapters, math_adapters
+from webflow.backends.portable import array_kernels, math_kernels
 from webflow.framework import dtypes
 from webflow.framework.tensor import OPERATORS
 from webflow.ops import array_ops
@@ -31,7 +33,7 @@ def _one_like(x: Any) -> Any:
 
 
 # --- Abs --------------------------------------------------------------------------------------------
-@register_op("Abs", "Abs", inputs=("x",), shape=same_as_input, allowed=SIGNED, c_kernel="wf_abs")
+@register_op("Abs", "Abs", inputs=("x",), shape=same_as_input, allowed=SIGNED, c=math_adapters.absolute)
 def abs_kernel(x: Any) -> Any:
     """y = |x|."""
     return np.abs(x)
@@ -48,7 +50,7 @@ def abs(x: Any, name: str | None = None) -> Any:  # noqa: A001 - TensorFlow's na
 
 
 # --- Sign -------------------------------------------------------------------------------------------
-@register_op("Sign", "Sign", inputs=("x",), shape=same_as_input, allowed=SIGNED)
+@register_op("Sign", "Sign", inputs=("x",), shape=same_as_input, allowed=SIGNED, c=activation_adapters.sign)
 def sign_kernel(x: Any) -> Any:
     """y = -1, 0 or 1 as x is negative, zero or positive."""
     return np.sign(x)
@@ -65,7 +67,7 @@ def sign(x: Any, name: str | None = None) -> Any:
 
 
 # --- Square -----------------------------------------------------------------------------------------
-@register_op("Square", "Square", inputs=("x",), shape=same_as_input, allowed=NUMBERS, c_kernel="wf_square")
+@register_op("Square", "Square", inputs=("x",), shape=same_as_input, allowed=NUMBERS, c=math_adapters.square)
 def square_kernel(x: Any) -> Any:
     """y = x * x."""
     return np.multiply(x, x)
@@ -82,7 +84,7 @@ def square(x: Any, name: str | None = None) -> Any:
 
 
 # --- Sqrt -------------------------------------------------------------------------------------------
-@register_op("Sqrt", "Sqrt", inputs=("x",), shape=same_as_input, allowed=FLOATS, c_kernel="wf_sqrt")
+@register_op("Sqrt", "Sqrt", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.sqrt)
 def sqrt_kernel(x: Any) -> Any:
     """y = x^(1/2) (NaN for x < 0)."""
     with np.errstate(invalid="ignore"):
@@ -100,7 +102,7 @@ def sqrt(x: Any, name: str | None = None) -> Any:
 
 
 # --- Rsqrt ------------------------------------------------------------------------------------------
-@register_op("Rsqrt", "Rsqrt", inputs=("x",), shape=same_as_input, allowed=FLOATS)
+@register_op("Rsqrt", "Rsqrt", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.rsqrt)
 def rsqrt_kernel(x: Any) -> Any:
     """y = 1 / sqrt(x)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -119,7 +121,7 @@ def rsqrt(x: Any, name: str | None = None) -> Any:
 
 
 # --- Exp --------------------------------------------------------------------------------------------
-@register_op("Exp", "Exp", inputs=("x",), shape=same_as_input, allowed=FLOATS, c_kernel="wf_exp")
+@register_op("Exp", "Exp", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.exp)
 def exp_kernel(x: Any) -> Any:
     """y = e^x."""
     with np.errstate(over="ignore"):
@@ -137,7 +139,7 @@ def exp(x: Any, name: str | None = None) -> Any:
 
 
 # --- Log --------------------------------------------------------------------------------------------
-@register_op("Log", "Log", inputs=("x",), shape=same_as_input, allowed=FLOATS, c_kernel="wf_log")
+@register_op("Log", "Log", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.log)
 def log_kernel(x: Any) -> Any:
     """y = ln x (-inf at 0, NaN below)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -155,7 +157,7 @@ def log(x: Any, name: str | None = None) -> Any:
 
 
 # --- Log1p ------------------------------------------------------------------------------------------
-@register_op("Log1p", "Log1p", inputs=("x",), shape=same_as_input, allowed=FLOATS)
+@register_op("Log1p", "Log1p", inputs=("x",), shape=same_as_input, allowed=FLOATS, portable=array_kernels.log1p)
 def log1p_kernel(x: Any) -> Any:
     """y = ln(1 + x), accurate for small x."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -173,7 +175,7 @@ def log1p(x: Any, name: str | None = None) -> Any:
 
 
 # --- Sin, Cos ---------------------------------------------------------------------------------------
-@register_op("Sin", "Sin", inputs=("x",), shape=same_as_input, allowed=FLOATS)
+@register_op("Sin", "Sin", inputs=("x",), shape=same_as_input, allowed=FLOATS, portable=math_kernels.sin)
 def sin_kernel(x: Any) -> Any:
     """y = sin x."""
     return np.sin(x)
@@ -189,7 +191,7 @@ def sin(x: Any, name: str | None = None) -> Any:
     return apply_op("Sin", [x], name=name)
 
 
-@register_op("Cos", "Cos", inputs=("x",), shape=same_as_input, allowed=FLOATS)
+@register_op("Cos", "Cos", inputs=("x",), shape=same_as_input, allowed=FLOATS, portable=math_kernels.cos)
 def cos_kernel(x: Any) -> Any:
     """y = cos x."""
     return np.cos(x)
@@ -206,7 +208,7 @@ def cos(x: Any, name: str | None = None) -> Any:
 
 
 # --- Tanh -------------------------------------------------------------------------------------------
-@register_op("Tanh", "Tanh", inputs=("x",), shape=same_as_input, allowed=FLOATS, c_kernel="wf_tanh")
+@register_op("Tanh", "Tanh", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.tanh)
 def tanh_kernel(x: Any) -> Any:
     """y = tanh x."""
     return np.tanh(x)
@@ -224,7 +226,7 @@ def tanh(x: Any, name: str | None = None) -> Any:
 
 
 # --- Sigmoid ----------------------------------------------------------------------------------------
-@register_op("Sigmoid", "Sigmoid", inputs=("x",), shape=same_as_input, allowed=FLOATS, c_kernel="wf_sigmoid")
+@register_op("Sigmoid", "Sigmoid", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.sigmoid)
 def sigmoid_kernel(x: Any) -> Any:
     """y = 1 / (1 + e^-x)."""
     with np.errstate(over="ignore"):  # e^-x overflows to inf for very negative x, giving y = 0 as it should
@@ -243,7 +245,7 @@ def sigmoid(x: Any, name: str | None = None) -> Any:
 
 
 # --- Reciprocal -------------------------------------------------------------------------------------
-@register_op("Reciprocal", "Reciprocal", inputs=("x",), shape=same_as_input, allowed=FLOATS)
+@register_op("Reciprocal", "Reciprocal", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.reciprocal)
 def reciprocal_kernel(x: Any) -> Any:
     """y = 1 / x."""
     with np.errstate(divide="ignore"):
@@ -262,19 +264,19 @@ def reciprocal(x: Any, name: str | None = None) -> Any:
 
 
 # --- Round, Floor, Ceil: piecewise constant, so TensorFlow gives them no gradient ----------------------
-@register_op("Round", "Round", inputs=("x",), shape=same_as_input, allowed=SIGNED)
+@register_op("Round", "Round", inputs=("x",), shape=same_as_input, allowed=SIGNED, c=activation_adapters.round_)
 def round_kernel(x: Any) -> Any:
     """y = x rounded to the nearest integer, halves to even (banker's rounding)."""
     return np.round(x)
 
 
-@register_op("Floor", "Floor", inputs=("x",), shape=same_as_input, allowed=FLOATS)
+@register_op("Floor", "Floor", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=activation_adapters.floor)
 def floor_kernel(x: Any) -> Any:
     """y = largest integer <= x."""
     return np.floor(x)
 
 
-@register_op("Ceil", "Ceil", inputs=("x",), shape=same_as_input, allowed=FLOATS)
+@register_op("Ceil", "Ceil", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=activation_adapters.ceil)
 def ceil_kernel(x: Any) -> Any:
     """y = smallest integer >= x."""
     return np.ceil(x)
@@ -296,19 +298,19 @@ def ceil(x: Any, name: str | None = None) -> Any:
 _BOOL_OUT = same_shape_as_input_with_dtype(dtypes.bool)
 
 
-@register_op("IsNan", "IsNan", inputs=("x",), shape=_BOOL_OUT, allowed=FLOATS)
+@register_op("IsNan", "IsNan", inputs=("x",), shape=_BOOL_OUT, allowed=FLOATS, c=activation_adapters.is_nan)
 def is_nan_kernel(x: Any) -> Any:
     """y = (x is NaN)."""
     return np.isnan(x)
 
 
-@register_op("IsFinite", "IsFinite", inputs=("x",), shape=_BOOL_OUT, allowed=FLOATS)
+@register_op("IsFinite", "IsFinite", inputs=("x",), shape=_BOOL_OUT, allowed=FLOATS, c=activation_adapters.is_finite)
 def is_finite_kernel(x: Any) -> Any:
     """y = (x is neither infinite nor NaN)."""
     return np.isfinite(x)
 
 
-@register_op("IsInf", "IsInf", inputs=("x",), shape=_BOOL_OUT, allowed=FLOATS)
+@register_op("IsInf", "IsInf", inputs=("x",), shape=_BOOL_OUT, allowed=FLOATS, c=activation_adapters.is_inf)
 def is_inf_kernel(x: Any) -> Any:
     """y = (x is +inf or -inf)."""
     return np.isinf(x)

@@ -13,14 +13,16 @@ from typing import Any
 
 from webflow.backends import selection
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError, OpError
+from webflow.framework.func_graph import FuncGraph
+from webflow.framework.uninitialized import UNINITIALIZED
+from webflow.ops import functional_ops
 from webflow.ops.constants import shape_text
 from webflow.ops.registry import gradient_function  # noqa: F401  (re-exported for debug tools)
 from webflow.runtime import fusion
+from webflow.runtime.kernel_errors import KERNEL_ERRORS, kernel_error, with_op
 
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 _MISSING = object()
-# what a kernel may raise on bad values: reported as an InvalidArgumentError naming the op (kernel_error)
-KERNEL_ERRORS = (ValueError, IndexError, TypeError, ArithmeticError, KeyError)
 
 
 class GraphKernelContext:
@@ -281,12 +283,31 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
     return values
 
 
+def run_func_graph(graph: FuncGraph, values: list, resources: dict, session: Any = None) -> list:
+    """Runs a traced sub-graph (a cond branch, a loop body, a `wf.function`) as Session runs a graph: feeds its
+    inputs, returns its outputs' values. Its TF1 variable references are read by name from `resources`."""
+    if len(values) != len(graph.inputs):
+        raise ValueError(f"{graph.name} takes {len(graph.inputs)} inputs, got {len(values)}")
+    feeds = {placeholder._uid: value for placeholder, value in zip(graph.inputs, values)}
+    for placeholder, key in graph.ref_captures:
+        feeds[placeholder._uid] = resources.get(key, UNINITIALIZED)
+    plan_key = frozenset(feeds)
+    plan = graph._plans.get(plan_key)
+    if plan is None:
+        plan = make_plan(graph.outputs, graph.stateful_ops, frozenset(feeds))
+        graph._plans[plan_key] = plan
+    results = execute(plan, feeds, resources, session)
+    return [results[t._uid] for t in graph.outputs]
+
+
+# The kernels of If, While and the function calls (ops/functional_ops.py) run their sub-graphs with it.
+functional_ops.install_runner(run_func_graph)
+
+
 def _current_value(tensor: Any, variable: str, resources: dict, op: Any) -> Any:
     value = resources.get(variable, _MISSING)
-    if value is not _MISSING:  # the usual case, without the import below (~40 reads per MLP step)
+    if value is not _MISSING:  # the usual case (~40 reads per MLP step)
         return value
-    from webflow.ops.state_ops import UNINITIALIZED
-
     value = resources.get(variable, UNINITIALIZED)
     if value is UNINITIALIZED and (op is None or not tensor.dtype.is_ref_dtype):  # a fetch, or a read
         where = (op or tensor.op).name
@@ -296,31 +317,11 @@ def _current_value(tensor: Any, variable: str, resources: dict, op: Any) -> Any:
 
 
 def check_initialized(op: Any, args: list) -> None:
-    from webflow.ops.state_ops import UNINITIALIZED
-
     for tensor, value in zip(op.inputs, args):
         if value is UNINITIALIZED:
             name = tensor.op.name
             raise FailedPreconditionError(
                 None, op, f"Attempting to use uninitialized value {name}\n\t [[{{{{node {op.name}}}}}]]")
-
-
-def with_op(error: OpError, op: Any) -> OpError:
-    if error.op is None:
-        error._op = op
-    return error
-
-
-def kernel_error(op: Any, args: list, error: Exception) -> InvalidArgumentError:
-    """An InvalidArgumentError that names the op, its type and the shapes of the values it got."""
-    described = ", ".join(f"{t.name} {shape_text_of(v)}" for t, v in zip(op.inputs, args))
-    return InvalidArgumentError(
-        None, op, f"{op.type} op '{op.name}' failed on inputs ({described}): {error}\n\t [[{{{{node {op.name}}}}}]]")
-
-
-def shape_text_of(value: Any) -> str:
-    shape = getattr(value, "shape", None)
-    return "[]" if shape is None else "[" + ",".join(str(d) for d in shape) + "]"
 
 
 def _log_placement(plan: Plan) -> None:
@@ -334,4 +335,4 @@ def _log_placement(plan: Plan) -> None:
               file=sys.stderr)
 
 
-__all__ = ["make_plan", "execute", "Plan", "GraphKernelContext", "kernel_error", "shape_text"]
+__all__ = ["make_plan", "execute", "run_func_graph", "Plan", "GraphKernelContext", "kernel_error", "shape_text"]

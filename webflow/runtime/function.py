@@ -23,7 +23,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays.numpy_arrays import np
 from webflow.framework import context, dtypes
 from webflow.framework.func_graph import FuncGraph
 from webflow.framework.tensor import EagerTensor, TensorBase

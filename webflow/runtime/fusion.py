@@ -22,7 +22,7 @@ kernel runs and the bias and Relu are applied in place on its fresh output (NumP
 (without NumPy). Measured on the Deep MNIST CNN (2 cores): conv1's add + Relu at batch 128, 2.5 ms of
 a 64 ms step, become part of the convolution's store.
 
-May import: backends/, framework/, ops/ (as executor.py).
+May import: backends/, framework/, ops/ and runtime/kernel_errors.py; not executor.py, which imports this module.
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ import os
 from typing import Any
 
 from webflow.backends import selection
-from webflow.backends.c_kernels import Unsupported, flat_ints
-from webflow.backends.c_kernels_math import MAX_SUMMED_COLUMNS
-from webflow.backends.c_kernels_nn import conv2d_bias_relu, max_pool_grad
-from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
+from webflow.backends.c.adapters import Unsupported, flat_ints
+from webflow.backends.c.math_adapters import MAX_SUMMED_COLUMNS
+from webflow.backends.c.nn_adapters import conv2d_bias_relu, max_pool_grad
 from webflow.framework.errors import OpError
-from webflow.runtime import executor  # a cycle: executor.py imports this module; used only when running
+from webflow.runtime.kernel_errors import KERNEL_ERRORS, kernel_error, with_op
 
 # WEBFLOW_FUSION=0 runs every op on its own (to compare, or to see each op's time in a trace)
 ENABLED = os.environ.get("WEBFLOW_FUSION", "1") != "0"
@@ -239,6 +239,6 @@ def _run_part(step: Any, args: Any) -> Any:
     try:
         return step.kernel(*args, **step.attrs)
     except OpError as error:
-        raise executor.with_op(error, step.op) from None
-    except executor.KERNEL_ERRORS as error:
-        raise executor.kernel_error(step.op, list(args), error) from None
+        raise with_op(error, step.op) from None
+    except KERNEL_ERRORS as error:
+        raise kernel_error(step.op, list(args), error) from None

@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from webflow.backends.numpy_backend import HAVE_NUMPY, np
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.framework import context
 from webflow.framework.default_session import pop_session, push_session
 from webflow.framework.graph import Graph, Operation

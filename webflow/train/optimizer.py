@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from webflow.backends.numpy_backend import np
+from webflow.backends.arrays.numpy_arrays import np
 from webflow.framework import context, dtypes
 from webflow.framework.graph import GraphKeys
 from webflow.framework.indexed_slices import IndexedSlices

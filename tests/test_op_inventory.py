@@ -1,0 +1,182 @@
+"""The op inventory: every registered op type is covered by an op-table row, is differentiable or declared
+NotDifferentiable, and names only kernels that exist.
+
+Coverage is read off what the rows build and run, not off their ids or strings: for every row of every
+table (each module-level list of `OpCase`s in tests/ops/test_*_table.py), an op type counts as covered by
+the row when it is in
+- a graph the harness builds for the row (op_harness.build_graph, with known and, when the row checks them,
+  unknown placeholder shapes: the placeholders it feeds included),
+- the gradient graph the harness builds for a row that checks gradients (op_harness.build_gradient_graph),
+  which is where internal ops such as ReluGrad or Conv2DBackpropInput appear, or
+- the ops the row runs eagerly, seen through the hook a GradientTape records with.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib
+import os
+import pkgutil
+import sys
+
+import pytest
+from op_harness import OpCase, build_gradient_graph, build_graph, graph_modes, gradient_setup
+
+import webflow as wf
+import webflow.compat.v1  # noqa: F401 - registers the TF1-only op families
+from webflow.framework import context, random_seed
+from webflow.ops import registry
+
+TABLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops")
+
+# Op type -> why it has neither a gradient nor a NotDifferentiable declaration. Each raises LookupError when
+# differentiated, as TensorFlow does for an op type with no registered gradient.
+NO_GRADIENT = {
+    "TruncateMod": "TF registers none (math_grad.py has FloorMod's and TruncateDiv's): tf.gradients raises "
+                   "LookupError in TF too",
+    "SoftsignGrad": "TF registers none (nn_grad.py has Softsign's only): a second derivative of softsign raises "
+                    "LookupError in TF too",
+    "WhileGrad": "webflow's While gradient op (TF's is another While): second derivatives through a while_loop "
+                 "are not implemented, so they raise LookupError rather than give silent zeros",
+}
+
+
+def _import_every_module() -> None:
+    """Imports all of webflow, so that every op family is registered (ops/linalg_ops.py is not imported by
+    `import webflow`, for one)."""
+    for module in pkgutil.walk_packages(wf.__path__, "webflow."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+
+
+def table_rows() -> list:
+    """(table module name, OpCase) for every row of every op table."""
+    if TABLES not in sys.path:
+        sys.path.insert(0, TABLES)  # where pytest imports them from, so the modules are shared
+    rows = []
+    for path in sorted(glob.glob(os.path.join(TABLES, "test_*_table.py"))):
+        name = os.path.splitext(os.path.basename(path))[0]
+        module = importlib.import_module(name)
+        for value in list(vars(module).values()):
+            if isinstance(value, list):
+                for row in value:
+                    row = row.values[0] if hasattr(row, "values") and hasattr(row, "marks") else row  # pytest.param
+                    if isinstance(row, OpCase):
+                        rows.append((name, row))
+    return rows
+
+
+def _graph_types(graph: wf.Graph) -> set:
+    return {op.type for op in graph.get_operations()}
+
+
+def _eager_types(case: OpCase) -> set:
+    """The op types the row's build runs eagerly."""
+    seen: set = set()
+
+    def record(opdef: registry.OpDef, *unused: object) -> None:
+        seen.add(opdef.type)
+
+    context.push_tape_recorder(record)
+    try:
+        case.build(*[wf.constant(x) for x in case.inputs])
+    finally:
+        context.pop_tape_recorder(record)
+    return seen
+
+
+def op_types_of_row(case: OpCase) -> set:
+    types = _eager_types(case)
+    for known in graph_modes(case):
+        types |= _graph_types(build_graph(case, known)[0])
+    setup = gradient_setup(case)
+    if setup is not None:
+        types |= _graph_types(build_gradient_graph(case, *setup)[0])
+    return types
+
+
+@pytest.fixture(scope="module")
+def ops() -> dict:
+    _import_every_module()
+    assert len(registry.OPS) > 100, f"only {len(registry.OPS)} ops registered: the registry did not load"
+    return registry.OPS
+
+
+@pytest.fixture(scope="module")
+def coverage(ops: dict) -> dict:
+    """Op type -> ids of the rows that exercise it."""
+    covered: dict[str, list] = {}
+    rows = table_rows()
+    assert len(rows) > 300, f"only {len(rows)} op table rows found in {TABLES}"
+    try:
+        for table, case in rows:
+            for op_type in op_types_of_row(case):
+                covered.setdefault(op_type, []).append(f"{table}:{case.id}")
+    finally:
+        random_seed.set_global_seed(None)  # eager random rows drew numbers: the next test starts afresh
+    return covered
+
+
+def test_coverage_is_collected_from_the_rows(coverage: dict) -> None:
+    for op_type in ("MatMul", "Conv2D", "Conv2DBackpropFilter", "ReluGrad", "Placeholder"):
+        assert op_type in coverage, f"{op_type} not found in the graphs the table rows build"
+    assert "test_core_table:matmul" in coverage["MatMul"]
+    unknown = sorted(set(coverage) - set(registry.OPS))
+    assert not unknown, f"rows built op types the registry does not know: {unknown}"
+
+
+def test_every_op_type_has_a_table_row(ops: dict, coverage: dict) -> None:
+    missing = sorted(set(ops) - set(coverage))
+    assert not missing, f"{len(missing)} registered op types are exercised by no row of tests/ops/test_*_table.py " \
+                        f"(add rows with an independent oracle): {', '.join(missing)}"
+
+
+def test_every_op_type_has_a_gradient_or_is_not_differentiable(ops: dict) -> None:
+    neither = sorted(t for t, opdef in ops.items()
+                     if opdef.grad is None and t not in registry._NOT_DIFFERENTIABLE and t not in NO_GRADIENT)
+    assert not neither, f"{len(neither)} op types have no gradient and are not declared NotDifferentiable " \
+                        f"(decide as TensorFlow does): {', '.join(neither)}"
+    both = sorted(t for t, opdef in ops.items() if opdef.grad is not None and t in registry._NOT_DIFFERENTIABLE)
+    assert not both, f"op types with a gradient that NotDifferentiable hides: {', '.join(both)}"
+    stale = sorted(t for t in NO_GRADIENT
+                   if t not in ops or ops[t].grad is not None or t in registry._NOT_DIFFERENTIABLE)
+    assert not stale, f"NO_GRADIENT entries no longer needed (unregistered, or now decided): {', '.join(stale)}"
+
+
+def _kernel_problems(opdef: registry.OpDef) -> tuple[list, int]:
+    """(what is wrong with the kernels `opdef` names, how many callables it names)."""
+    problems, found = [], 0
+    kernels = getattr(opdef, "kernels", None) or {}
+    for backend, kernel in kernels.items():
+        if callable(kernel):
+            found += 1
+        else:
+            problems.append(f"kernels[{backend!r}] = {kernel!r}")
+    adapter = getattr(opdef, "c_adapter", None)
+    if adapter is not None:
+        if callable(getattr(adapter, "adapter", None)):
+            found += 1
+        else:
+            problems.append(f"c_adapter.adapter = {getattr(adapter, 'adapter', None)!r}")
+    for name in ("kernel", "portable"):
+        kernel = getattr(opdef, name, None)
+        if kernel is not None:
+            if callable(kernel):
+                found += 1
+            else:
+                problems.append(f"{name} = {kernel!r}")
+    if not found:
+        problems.append("no kernel at all")
+    return problems, found
+
+
+def test_every_kernel_an_op_names_exists(ops: dict) -> None:
+    broken, total = {}, 0
+    for op_type, opdef in sorted(ops.items()):
+        problems, found = _kernel_problems(opdef)
+        total += found
+        if problems:
+            broken[op_type] = problems
+    assert not broken, f"{len(broken)} op types name kernels that do not exist: " + \
+        "; ".join(f"{t}: {', '.join(p)}" for t, p in broken.items())
+    assert total > len(ops), f"only {total} kernels found for {len(ops)} op types"

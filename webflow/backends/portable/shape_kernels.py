@@ -1,0 +1,206 @@
+"""Pure-Python kernels on CArrays for the bookkeeping ops, used only where NumPy is missing (Pyodide).
+
+Without NumPy the C kernels run the arithmetic (backends/c_kernels_*.py); what is left are the ops that
+move shapes and small integer vectors around (Shape, Reshape, Fill, BroadcastGradientArgs, ...), which
+the gradient graphs are full of. Each kernel here has its NumPy kernel's signature and computes the same
+thing on `c_array.CArray`s in plain Python; the few that do arithmetic on whole tensors (BiasAdd, AddN,
+BiasAddGrad) call the C adapters. backends/selection.py installs them in place of the NumPy kernels.
+
+    def shape(x, *, out_type): ...      # named in the Shape stanza: portable=shape_kernels.shape
+"""
+
+from __future__ import annotations
+
+import array
+import math
+from collections.abc import Callable
+from typing import Any
+
+from webflow.backends.arrays import carray as c_array
+from webflow.backends.arrays.carray import CArray
+from webflow.backends.c.adapters import broadcast_shapes, flat_ints
+from webflow.backends.c.math_adapters import add, sum_reduce
+from webflow.framework.errors import InvalidArgumentError
+
+
+def _vector(values: list, dtype: Any) -> CArray:
+    return c_array.from_value(list(values), dtype) if values else c_array.empty((0,), dtype)
+
+
+# --- shapes --------------------------------------------------------------------------------------------
+def shape(x: Any, *, out_type: Any) -> CArray:
+    """y = the dimensions of x."""
+    return _vector(list(x.shape), out_type)
+
+
+def size(x: Any, *, out_type: Any) -> CArray:
+    """y = the number of elements of x."""
+    return c_array.from_value(x.size, out_type)
+
+
+def rank(x: Any) -> CArray:
+    """y = the number of dimensions of x."""
+    return c_array.from_value(x.ndim, "int32")
+
+
+def reshape(x: Any, new_shape: Any) -> CArray:
+    """y = x read with another shape (one -1 inferred)."""
+    return x.reshape(flat_ints(new_shape))
+
+
+def expand_dims(x: Any, axis: Any) -> CArray:
+    """y = x with a 1 inserted at axis."""
+    where = flat_ints(axis)[0]
+    where = where if where >= 0 else x.ndim + 1 + where
+    return x.reshape(x.shape[:where] + (1,) + x.shape[where:])
+
+
+def squeeze(x: Any, *, squeeze_dims: list) -> CArray:
+    """y = x without the listed axes of size 1 (all of them when none are listed)."""
+    axes = {a % x.ndim for a in squeeze_dims} if squeeze_dims else {i for i, d in enumerate(x.shape) if d == 1}
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(f"Can not squeeze dim[{a}], expected a dimension of 1, got {x.shape[a]}")
+    return x.reshape(tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+def identity(x: Any) -> Any:
+    """y = x."""
+    return x
+
+
+def broadcast_gradient_args(s0: Any, s1: Any) -> list:
+    """r0, r1 = the axes along which each shape was broadcast against the other (to sum gradients over)."""
+    a, b = flat_ints(s0), flat_ints(s1)
+    rank = max(len(a), len(b))
+    a, b = [1] * (rank - len(a)) + a, [1] * (rank - len(b)) + b
+    r0 = [i for i in range(rank) if a[i] == 1 and b[i] != 1]
+    r1 = [i for i in range(rank) if b[i] == 1 and a[i] != 1]
+    for i in range(rank):
+        if a[i] != b[i] and 1 not in (a[i], b[i]):
+            raise ValueError(f"Incompatible shapes: {flat_ints(s0)} vs. {flat_ints(s1)}")
+        if a[i] == b[i] == 1:
+            r0.append(i)
+            r1.append(i)
+    return [_vector(sorted(r0), s0.dtype), _vector(sorted(r1), s0.dtype)]
+
+
+# --- filled tensors -----------------------------------------------------------------------------------
+def fill(dims: Any, value: Any) -> CArray:
+    """y = an array of shape dims holding value everywhere."""
+    return c_array.full(flat_ints(dims), value.item(), value.dtype)
+
+
+def zeros_like(x: Any) -> CArray:
+    """y = 0 with x's shape and dtype."""
+    return c_array.empty(x.shape, x.dtype)
+
+
+def ones_like(x: Any) -> CArray:
+    """y = 1 with x's shape and dtype."""
+    return c_array.full(x.shape, 1, x.dtype)
+
+
+def broadcast_to(x: Any, target: Any) -> CArray:
+    """y = x repeated along its broadcast axes to shape target."""
+    shape = tuple(flat_ints(target))
+    if broadcast_shapes(x.shape, shape) != shape:
+        raise ValueError(f"Unable to broadcast tensor of shape {list(x.shape)} to tensor of shape {list(shape)}")
+    return add(c_array.empty(shape, x.dtype), x)  # 0 + x, broadcast by the C kernel
+
+
+def one_hot(indices: Any, depth: Any, on_value: Any, off_value: Any, *, axis: int, dtype: Any) -> CArray:
+    """y[..., j] = on_value where indices[...] == j, else off_value (the new axis last; moved for axis != -1)."""
+    depth, on, off = int(depth), on_value.item(), off_value.item()
+    flat = [on if j == i else off for i in flat_ints(indices) for j in range(depth)]
+    y = CArray(array.array(c_array.TYPECODES[on_value.dtype.name], flat), indices.shape + (depth,), on_value.dtype)
+    if axis in (-1, indices.ndim):
+        return y
+    from webflow.backends.portable.array_kernels import transpose  # (that module imports this one)
+
+    rank = indices.ndim  # the new axis, last in y, moves to position `axis`
+    return transpose(y, list(range(axis)) + [rank] + list(range(axis, rank)))
+
+
+# --- arithmetic that the C kernels do -----------------------------------------------------------------
+def add_n(*values: Any, N: int) -> Any:  # noqa: N803 - TensorFlow's attr name
+    """y = x_1 + ... + x_N."""
+    total = values[0]
+    for value in values[1:]:
+        total = add(total, value)
+    return total
+
+
+def _channel_axis(data_format: str, rank: int) -> int:
+    """The channel axis: 1 for NC.. formats (rank > 2), else the last."""
+    return 1 if data_format.startswith("NC") and rank > 2 else rank - 1
+
+
+def bias_add(value: Any, bias: Any, *, data_format: str = "NHWC") -> Any:
+    """y = value + bias along the channel axis (the last one, or axis 1 for NC.. formats)."""
+    channel = _channel_axis(data_format, value.ndim)
+    if bias.shape[0] != value.shape[channel]:
+        raise InvalidArgumentError(None, None, f"Must provide as many biases as the channel dimension of the input "
+                                               f"tensor: {list(bias.shape)} vs. {list(value.shape)}")
+    shape = [1] * value.ndim
+    shape[channel] = bias.shape[0]  # a [C, 1, 1] bias broadcasts along axis 1 of an NCHW value
+    return add(value, bias.reshape(shape[channel:]))
+
+
+def bias_add_grad(out_backprop: Any, *, data_format: str = "NHWC") -> Any:
+    """db = sum of the gradient over every axis but the channel axis."""
+    channel = _channel_axis(data_format, out_backprop.ndim)
+    axes = _vector([i for i in range(out_backprop.ndim) if i != channel], "int32")
+    return sum_reduce(out_backprop, axes, keep_dims=False)
+
+
+def _int_binary(function: Callable) -> Callable:
+    def kernel(x: Any, y: Any) -> CArray:
+        shape = broadcast_shapes(x.shape, y.shape)
+        xs, ys = _broadcast_values(x, shape), _broadcast_values(y, shape)
+        return CArray(array.array(x.data.typecode, [function(a, b) for a, b in zip(xs, ys)]), shape, x.dtype)
+
+    kernel.__doc__ = function.__doc__
+    return kernel
+
+
+def _broadcast_values(x: Any, shape: tuple) -> list:
+    if x.shape == shape:
+        return x.data.tolist()
+    if x.size == 1:
+        return [x.data[0]] * math.prod(shape)
+    return add(c_array.empty(shape, x.dtype), x).data.tolist()
+
+
+def _floor_mod(a: Any, b: Any) -> Any:
+    """z = x mod y with the sign of y (Python's %)."""
+    return a % b if b else 0
+
+
+def _floor_div(a: Any, b: Any) -> Any:
+    """z = floor(x / y)."""
+    return a // b if b else 0
+
+
+floor_mod = _int_binary(_floor_mod)
+floor_div = _int_binary(_floor_div)
+
+
+def split_v(x: Any, sizes: Any, axis: Any, *, num_split: int) -> list:
+    """y_i = consecutive slices of x along axis with the given sizes (one -1 takes the rest)."""
+    axis = flat_ints(axis)[0] % x.ndim
+    sizes = flat_ints(sizes)
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = x.shape[axis] - sum(s for s in sizes if s != -1)
+    outer, inner = math.prod(x.shape[:axis]), math.prod(x.shape[axis + 1:])
+    parts, start = [], 0
+    for length in sizes:
+        data = array.array(x.data.typecode)
+        for block in range(outer):
+            base = (block * x.shape[axis] + start) * inner
+            data.extend(x.data[base:base + length * inner])
+        parts.append(CArray(data, x.shape[:axis] + (length,) + x.shape[axis + 1:], x.dtype))
+        start += length
+    return parts
+
+

@@ -1,0 +1,66 @@
+"""Each random op's Philox generator: created from its seed attrs on first use, kept per op and session.
+
+A stateful random op (RandomUniform, RandomStandardNormal, ...) continues one stream of numbers from run to
+run, as TensorFlow's kernel keeps its generator: per op instance and session in graph mode (the session's
+resource store), per op type + attrs eagerly (TF's eager kernel cache). Every backend's kernel asks here, so
+the NumPy, C and portable kernels draw the same numbers.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from webflow.framework import random_seed
+from webflow.framework.philox import PhiloxGenerator
+
+# Blocks reserved per output value and run (TF's ReserveRandomOutputs multiplier).
+RESERVE_MULTIPLIER = 256
+
+
+def generator_for(context_: Any) -> PhiloxGenerator:
+    """This op's persistent Philox state, created from its seed attrs on first use."""
+    attrs = context_.attrs if context_.op_name is None else context_.op._attrs
+    if context_.op_name is None:  # eager: TF keeps one kernel per (op, attrs) in its kernel cache
+        store = random_seed.eager_generators()
+        key = (context_.opdef.type,) + tuple(sorted((k, str(v)) for k, v in attrs.items()))
+    else:
+        store, key = context_.resources, context_.op_name
+    if key not in store:
+        store[key] = PhiloxGenerator(int(attrs.get("seed", 0)), int(attrs.get("seed2", 0)))
+    if attrs.get(REPLAY_ATTR):
+        return _Replay(store[key])
+    return store[key]
+
+
+RANDOM_OP_TYPES = frozenset({"RandomStandardNormal", "TruncatedNormal", "RandomUniform", "RandomUniformInt",
+                             "RandomShuffle", "Multinomial"})
+# A gradient graph recomputes its forward sub-graph (autodiff/func_graph_gradients.py). Its copy of a
+# random op carries this attr and redraws the numbers the forward op drew in this run, so a dropout mask
+# inside a cond branch is the same mask in the backward pass (TensorFlow keeps the forward's output).
+REPLAY_ATTR = "_replay_forward_draw"
+
+
+class _Replay:
+    """Stands in for an op's generator: every reservation returns the forward op's last reservation."""
+
+    def __init__(self, generator: PhiloxGenerator):
+        self.generator = generator
+
+    def reserve_outputs(self, output_count: int, multiplier: int = RESERVE_MULTIPLIER) -> PhiloxGenerator:
+        return self.generator.replay_last()
+
+    def reserve_uint32s(self, count: int) -> PhiloxGenerator:
+        return self.generator.replay_last()
+
+
+def cpu_threads(context_: Any) -> int:
+    """TF's intra-op thread count: the session's intra_op_parallelism_threads, else the usable CPUs."""
+    config = getattr(getattr(context_, "session", None), "_config", None)
+    configured = getattr(config, "intra_op_parallelism_threads", 0) or 0
+    if configured > 0:
+        return int(configured)
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
