@@ -58,7 +58,7 @@ def cases(sizes: list) -> list:
 
 
 def adam_case(n: int) -> tuple:
-    from webflow.backends.c.train_adapters import adam
+    from webflow.backends.c.optimizers import adam
     from webflow.ops import training_ops
 
     s = [np.full(n, 0.5, np.float32) for _ in range(4)]

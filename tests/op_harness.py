@@ -5,10 +5,14 @@
    agrees with the actual output, and Session.run gives the eager result;
 3. the gradient (GradientTape, float64) == central differences of the reference's forward pass;
 4. the graph gradient (`tf.gradients`) == the eager gradient.
+
+tests/test_op_inventory.py builds the same graphs (build_graph, build_gradient_graph) to find which op types
+the rows exercise.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +42,15 @@ class OpCase:
 
     def __str__(self) -> str:
         return self.id
+
+
+def after_initializers(*variables: Any) -> Any:
+    """For rows on variables (wf.Variable: a TF1 RefVariable in a graph, a ResourceVariable eagerly): in a graph,
+    ops built under this run after the variables' initializers, within the same Session.run; eagerly a variable
+    holds its value from the start, so nothing is needed."""
+    if wf.executing_eagerly():
+        return contextlib.nullcontext()
+    return wf.control_dependencies([v.initializer for v in variables])
 
 
 def _outputs(result: Any) -> list:

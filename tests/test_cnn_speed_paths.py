@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import webflow.compat.v1 as tf
+from webflow.backends.c import elementwise as c_elementwise
 from webflow.backends.c import parallel
 from webflow.backends.numpy import conv as conv_kernels
 from webflow.framework.errors import InvalidArgumentError
@@ -84,16 +85,15 @@ def test_max_pool_grad_split_matches_numpy(threads: int) -> None:
 def test_sliced_elementwise_kernels_match_numpy(threads: int, count: int) -> None:
     """Relu, ReluGrad and Sigmoid cut into slices on threads (adapters.call_sliced) vs NumPy's formulas."""
     from webflow.backends.c import library as c_library  # noqa: F401  (registers the adapters)
-    from webflow.backends.c import math_adapters
 
     if not c_library.available():
         pytest.skip("no C kernels here")
     rng = np.random.default_rng(count)
     x, g = rng.standard_normal(count).astype(np.float32), rng.standard_normal(count).astype(np.float32)
     x[::7] = 0.0   # ReluGrad passes nothing where the feature is exactly 0
-    np.testing.assert_array_equal(math_adapters.relu(x), np.maximum(x, 0))
-    np.testing.assert_array_equal(math_adapters.relu_grad(g, x), np.where(x > 0, g, 0))
-    np.testing.assert_allclose(math_adapters.sigmoid(x), 1 / (1 + np.exp(-x.astype(np.float64))), rtol=1e-6)
+    np.testing.assert_array_equal(c_elementwise.relu(x), np.maximum(x, 0))
+    np.testing.assert_array_equal(c_elementwise.relu_grad(g, x), np.where(x > 0, g, 0))
+    np.testing.assert_allclose(c_elementwise.sigmoid(x), 1 / (1 + np.exp(-x.astype(np.float64))), rtol=1e-6)
 
 
 @pytest.mark.parametrize("x_shape, y_shape", [((600, 500), (500,)), ((600, 500), (600, 1)), ((600, 500), (600, 500)),
@@ -101,7 +101,6 @@ def test_sliced_elementwise_kernels_match_numpy(threads: int, count: int) -> Non
 def test_sliced_broadcasting_add_matches_numpy(threads: int, x_shape: tuple, y_shape: tuple) -> None:
     """AddV2 cut along its first output dimension into slices on threads, with either side broadcast."""
     from webflow.backends.c import library as c_library
-    from webflow.backends.c import math_adapters
 
     if not c_library.available():
         pytest.skip("no C kernels here")
@@ -109,8 +108,8 @@ def test_sliced_broadcasting_add_matches_numpy(threads: int, x_shape: tuple, y_s
     for dtype in (np.float32, np.int32):
         x = (rng.standard_normal(x_shape) * 100).astype(dtype)
         y = (rng.standard_normal(y_shape) * 100).astype(dtype)
-        np.testing.assert_array_equal(math_adapters.add(x, y), x + y)
-        np.testing.assert_array_equal(math_adapters.add(y, x), y + x)
+        np.testing.assert_array_equal(c_elementwise.add(x, y), x + y)
+        np.testing.assert_array_equal(c_elementwise.add(y, x), y + x)
 
 
 @pytest.mark.parametrize("shape, axes", [((50, 28, 28, 32), (0, 1, 2)), ((64, 32, 16), (0, 1)), ((4096, 8), (0,))])

@@ -20,7 +20,7 @@ import pkgutil
 import sys
 
 import pytest
-from op_harness import OpCase, build_gradient_graph, build_graph, graph_modes, gradient_setup
+from op_harness import OpCase, build_gradient_graph, build_graph, gradient_setup, graph_modes
 
 import webflow as wf
 import webflow.compat.v1  # noqa: F401 - registers the TF1-only op families

@@ -13,8 +13,8 @@ import pytest
 import webflow.compat.v1 as tf
 from webflow.backends.arrays.numpy_arrays import aligned_empty, owns_memory
 from webflow.backends.c import library as c_library
+from webflow.backends.c import optimizers as c_optimizers
 from webflow.backends.c import parallel
-from webflow.backends.c import train_adapters as c_kernels_train
 from webflow.ops.training_ops import adam_update
 
 SHAPE = (300, 700)   # 210,000 floats: the C update, split into slices on two threads
@@ -117,9 +117,9 @@ def test_sliced_update_equals_one_pass(count: int) -> None:
     before = parallel.threads()
     parallel.set_threads(2)
     try:
-        sliced = c_kernels_train.adam(var, m, v, *scalars, grad)
+        sliced = c_optimizers.adam(var, m, v, *scalars, grad)
         in_place = [_aligned_copy(a) for a in (var, m, v)]
-        c_kernels_train.adam(*in_place, *scalars, grad, into=tuple(in_place))
+        c_optimizers.adam(*in_place, *scalars, grad, into=tuple(in_place))
     finally:
         parallel.set_threads(before)
     for got, overwritten, want in zip(sliced, in_place, expected):
@@ -138,11 +138,11 @@ def test_a_state_off_a_64_byte_boundary_moves_once_then_stays() -> None:
     v = np.zeros(SHAPE, np.float32)
     scalars = tuple(np.float32(s) for s in (0.9, 0.999, 1e-3, 0.9, 0.999, 1e-8))
     expected = adam_update(var.copy(), m, v, *scalars, grad)
-    new_var, new_m, new_v = c_kernels_train.adam(var, m, v, *scalars, grad, into=(var, m, v))
+    new_var, new_m, new_v = c_optimizers.adam(var, m, v, *scalars, grad, into=(var, m, v))
     assert new_var is not var and new_var.ctypes.data % 64 == 0 and owns_memory(new_var)
     np.testing.assert_array_equal(new_var, expected[0])
     np.testing.assert_array_equal(misaligned, _start())  # not written: it may be what a learner holds
-    again = c_kernels_train.adam(new_var, new_m, new_v, *scalars, grad, into=(new_var, new_m, new_v))
+    again = c_optimizers.adam(new_var, new_m, new_v, *scalars, grad, into=(new_var, new_m, new_v))
     assert again[0] is new_var  # aligned now: written over
 
 

@@ -7,7 +7,8 @@ import pytest
 
 import webflow  # noqa: F401  (registers every op)
 from tests.kernels.c_helpers import require_c_library
-from webflow.backends.c import logic_adapters as c_kernels_logic
+from webflow.backends.c import compare as c_compare
+from webflow.backends.c.adapters import Unsupported
 from webflow.ops.registry import OPS
 
 require_c_library()
@@ -35,13 +36,13 @@ def test_comparisons_broadcast_like_numpy(op: str, dtype: type, shapes: tuple) -
 def test_select_v2_broadcasts_like_numpy_where(dtype: type) -> None:
     cond = RNG.random((3, 1, 4)) < 0.5
     t, e = RNG.normal(size=(2, 4)).astype(dtype), RNG.normal(size=(1, 4)).astype(dtype)
-    np.testing.assert_array_equal(c_kernels_logic.select_v2(cond, t, e), np.where(cond, t, e))
+    np.testing.assert_array_equal(c_compare.select_v2(cond, t, e), np.where(cond, t, e))
 
 
 def test_select_with_a_vector_condition_picks_rows() -> None:
     cond = np.array([True, False, True])
     t, e = RNG.normal(size=(3, 2, 2)).astype(np.float32), RNG.normal(size=(3, 2, 2)).astype(np.float32)
-    np.testing.assert_array_equal(c_kernels_logic.select(cond, t, e), np.where(cond[:, None, None], t, e))
+    np.testing.assert_array_equal(c_compare.select(cond, t, e), np.where(cond[:, None, None], t, e))
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float32, np.float64])
@@ -54,7 +55,7 @@ def test_select_v2_unit_stride_rows_keep_every_bit(dtype: type, else_shape: tupl
     e = RNG.normal(size=else_shape).astype(dtype)
     if np.issubdtype(dtype, np.floating):
         t.reshape(-1)[:4] = [np.nan, -0.0, np.inf, -np.inf]
-    got = c_kernels_logic.select_v2(cond, t, e)
+    got = c_compare.select_v2(cond, t, e)
     expected = np.where(cond, t, e)
     np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
 
@@ -62,5 +63,5 @@ def test_select_v2_unit_stride_rows_keep_every_bit(dtype: type, else_shape: tupl
 def test_select_leaves_python_objects_to_numpy() -> None:
     # tf.string values are Python objects: copying their pointers as bits would skip reference counting
     cond, t, e = np.array([True, False] * 5000), np.full(10000, b"a", object), np.full(10000, b"bb", object)
-    with pytest.raises(c_kernels_logic.Unsupported):
-        c_kernels_logic.select_v2(cond, t, e)
+    with pytest.raises(Unsupported):
+        c_compare.select_v2(cond, t, e)

@@ -114,7 +114,7 @@ def automatic_backend():
     ((50, 1024), (3136, 1024), False, True)])
 def test_matmul_adapter_is_thread_count_independent(automatic_backend, a_shape, b_shape, transpose_a, transpose_b):
     from webflow.backends.c import parallel
-    from webflow.backends.c.math_adapters import matmul
+    from webflow.backends.c.gemm import matmul
 
     a = RNG.standard_normal(a_shape).astype(np.float32)
     b = RNG.standard_normal(b_shape).astype(np.float32)
@@ -133,7 +133,7 @@ def test_matmul_adapter_is_thread_count_independent(automatic_backend, a_shape, 
 def test_matmul_adapter_leaves_other_products_to_numpy(automatic_backend):
     from webflow.backends import selection
     from webflow.backends.c.adapters import Unsupported
-    from webflow.backends.c.math_adapters import THIN_MAX, matmul
+    from webflow.backends.c.gemm import THIN_MAX, matmul
 
     wide = columns(4)
     refused = [  # (a, b, transpose_a, transpose_b)

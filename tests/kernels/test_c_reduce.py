@@ -111,7 +111,7 @@ def test_reduce_nothing_and_everything():
     ((4096, 16), (0,), True),
 ])
 def test_sum_over_leading_axes_matches_a_float64_sum(shape, axes, keep_dims):
-    from webflow.backends.c.math_adapters import sum_reduce
+    from webflow.backends.c.reduce import sum_reduce
 
     x = RNG.standard_normal(shape).astype(np.float32)
     got = sum_reduce(x, np.array(axes), keep_dims=keep_dims)
@@ -131,7 +131,7 @@ def test_sum_over_leading_axes_matches_a_float64_sum(shape, axes, keep_dims):
 ])
 def test_float32_column_sums_add_in_the_promised_order(threads, shape, leading):
     from webflow.backends.c import parallel
-    from webflow.backends.c.math_adapters import sum_reduce
+    from webflow.backends.c.reduce import sum_reduce
 
     x = RNG.standard_normal(shape).astype(np.float32)
     previous = parallel.threads()
@@ -145,7 +145,7 @@ def test_float32_column_sums_add_in_the_promised_order(threads, shape, leading):
 
 
 def test_integer_column_sums_are_exact():
-    from webflow.backends.c.math_adapters import sum_reduce
+    from webflow.backends.c.reduce import sum_reduce
 
     x = RNG.integers(-1000, 1000, (300, 20, 8)).astype(np.int32)
     np.testing.assert_array_equal(sum_reduce(x, np.array([0, 1]), keep_dims=False), x.sum(axis=(0, 1)))
@@ -154,7 +154,7 @@ def test_integer_column_sums_are_exact():
 def test_automatic_policy_leaves_other_sums_to_numpy():
     from webflow.backends import selection
     from webflow.backends.c.adapters import Unsupported
-    from webflow.backends.c.math_adapters import sum_reduce
+    from webflow.backends.c.reduce import sum_reduce
 
     previous = selection.get_backend()
     selection.set_backend(None)

@@ -153,7 +153,7 @@ def test_native_backend_gives_a_ready_gdb_command() -> None:
         selection.set_backend(None)
     assert kernel["backend"] == "native"
     assert f"gdb -p {os.getpid()} -ex 'break wf_gemm_f32' -ex continue" in "\n".join(kernel["hints"])
-    assert kernel["python"]["file"].endswith(os.path.join("backends", "c", "math_adapters.py"))
+    assert kernel["python"]["file"].endswith(os.path.join("backends", "c", "gemm.py"))
 
 
 def test_run_metadata_gives_timing_backend_and_executed_flags() -> None:

@@ -1,5 +1,6 @@
 """Op table rows for the activations beyond relu (Relu6, Elu, Selu, LeakyRelu, Softplus, Softsign and their
-*Grad ops), l2_normalize, batch_normalization, fused_batch_norm, top_k, in_top_k and xw_plus_b.
+*Grad ops), l2_normalize, batch_normalization, fused_batch_norm (and FusedBatchNormGradV3), top_k, in_top_k and
+xw_plus_b.
 
 References are written in NumPy here, independently of the kernels; see tests/op_harness.py for the checks.
 The rows for the *Grad ops check their own gradients, i.e. the activations' second derivatives.
@@ -81,6 +82,22 @@ def np_fused_training(x, scale, offset, eps=np.float32(0.001)):
     return [np_batch_norm(x, mean, var, offset, scale, np.float64(eps)), mean, var * n / (n - 1)]
 
 
+def np_fused_grad(dy, x, scale, mean, var, eps=np.float32(0.001), training=True):
+    """FusedBatchNormGradV3's [dx, dscale, doffset] (NHWC) from the batch-norm derivative written out: training,
+    dx = scale s (dy - mean(dy) - xh mean(dy xh)) with s = 1 / sqrt(var + eps), xh = (x - mean) s; inference,
+    dx = dy scale s. dscale = sum(dy xh), doffset = sum(dy)."""
+    axes = (0, 1, 2)
+    s = 1 / np.sqrt(var + np.float64(eps))
+    xh = (x - mean) * s
+    dx = scale * s * (dy - dy.mean(axes) - xh * (dy * xh).mean(axes)) if training else dy * scale * s
+    return [dx, (dy * xh).sum(axes), dy.sum(axes)]
+
+
+def batch_statistics(x):
+    """The mean and biased variance over N, H, W (what FusedBatchNormV3 saves for its gradient when training)."""
+    return [x.mean(axis=(0, 1, 2)), x.var(axis=(0, 1, 2))]
+
+
 def np_top_k(x, k):
     """Largest k of the last axis; equal values by increasing index (sort key: (-value, index))."""
     flat = x.reshape(-1, x.shape[-1])
@@ -104,6 +121,10 @@ SCALE = rng.uniform(0.5, 2.0, CHANNELS).astype(np.float32)
 OFFSET = r(CHANNELS)
 DISTINCT = rng.permutation(24).reshape(4, 6).astype(np.float32) * 0.5 - 3   # no ties: differentiable top_k
 TIES = np.array([[1, 3, 3, 2, 3], [0, 0, 0, 0, 0], [5, 4, 5, 4, 6]], np.float32)
+grad_rng = np.random.default_rng(13)  # the FusedBatchNormGradV3 rows' own draws (the rows above keep theirs)
+DY = grad_rng.standard_normal(IMAGES.shape).astype(np.float32)
+POPULATION_MEAN = grad_rng.standard_normal(CHANNELS).astype(np.float32)
+POPULATION_VAR = grad_rng.uniform(0.5, 2, CHANNELS).astype(np.float32)
 
 CASES = [
     # activations
@@ -184,6 +205,18 @@ CASES = [
            lambda t, p: np_in_top_k(p, t, 1), grad=False),
     OpCase("xw_plus_b", lambda x, w, b: tf.nn.xw_plus_b(x, w, b), [r(3, 4), r(4, 2), r(2)],
            as_input_dtype(lambda x, w, b: x @ w + b)),
+    # FusedBatchNormGradV3 itself (float16/float32 only, as TF: its gradient is a story below)
+    OpCase("fused_batch_norm_grad_op_training",
+           lambda dy, x, s, m, v, r3: raw("FusedBatchNormGradV3", epsilon=0.001, data_format="NHWC",
+                                          is_training=True)(dy, x, s, m, v, r3)[:3],
+           [DY, IMAGES, SCALE, *[v.astype(np.float32) for v in batch_statistics(IMAGES)], np.zeros(0, np.float32)],
+           as_input_dtype(lambda dy, x, s, m, v, r3: np_fused_grad(dy, x, s, *batch_statistics(x))), grad=False),
+    OpCase("fused_batch_norm_grad_op_inference",
+           lambda dy, x, s, m, v, r3: raw("FusedBatchNormGradV3", epsilon=0.01, data_format="NHWC",
+                                          is_training=False)(dy, x, s, m, v, r3)[:3],
+           [DY, IMAGES, SCALE, POPULATION_MEAN, POPULATION_VAR, np.zeros(0, np.float32)],
+           as_input_dtype(lambda dy, x, s, m, v, r3: np_fused_grad(dy, x, s, m, v, np.float32(0.01), training=False)),
+           grad=False),
 ]
 
 
@@ -227,6 +260,46 @@ def test_fused_batch_norm_gradient_matches_numerical_gradient(training):
         expected = numerical_gradient(lambda v, i=i: reference(*[v if j == i else inputs[j] for j in range(3)]),
                                       inputs[i])
         np.testing.assert_allclose(grad.numpy(), expected, atol=2e-3, rtol=2e-3, err_msg=f"input {i}")
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_fused_batch_norm_grad_gradient_matches_numerical_gradient(training):
+    """FusedBatchNormGradV3's own gradient (float32, eager and tf.gradients) vs float64 central differences of
+    sum(wa * dx + wb * dscale + wc * doffset) of the NumPy reference; when training, the reference recomputes the
+    batch statistics from x, as TensorFlow's rule differentiates them."""
+    weights = [grad_rng.uniform(0.5, 1.5, IMAGES.shape), grad_rng.uniform(0.5, 1.5, 3), grad_rng.uniform(0.5, 1.5, 3)]
+    stats = batch_statistics(IMAGES) if training else [POPULATION_MEAN, POPULATION_VAR]
+    stats = [v.astype(np.float32) for v in stats]
+    eps = 0.001 if training else 0.01
+
+    def reference(dy, x, scale):
+        m, v = batch_statistics(x) if training else stats
+        outputs = np_fused_grad(dy, x, scale, m, v, np.float32(eps), training)
+        return float(sum(np.sum(w * o) for w, o in zip(weights, outputs)))
+
+    def objective(dy, x, scale):
+        outputs = raw("FusedBatchNormGradV3", epsilon=eps, data_format="NHWC", is_training=training)(
+            dy, x, scale, *stats, np.zeros(0, np.float32))[:3]
+        return wf.add_n([wf.reduce_sum(o * wf.constant(w, dtype=wf.float32)) for o, w in zip(outputs, weights)])
+
+    inputs = [DY, IMAGES, SCALE]
+    tensors = [wf.constant(v) for v in inputs]
+    with wf.GradientTape() as tape:
+        tape.watch(tensors)
+        value = objective(*tensors)
+    grads = [g.numpy() for g in tape.gradient(value, tensors)]
+    for i, grad in enumerate(grads):
+        expected = numerical_gradient(lambda v, i=i: reference(*[v if j == i else inputs[j] for j in range(3)]),
+                                      inputs[i])
+        np.testing.assert_allclose(grad, expected, atol=2e-3, rtol=2e-3, err_msg=f"input {i}")
+    graph = wf.Graph()
+    with graph.as_default():
+        holders = [tf.placeholder(tf.float32, v.shape) for v in inputs]
+        graph_grads = tf.gradients(objective(*holders), holders)
+        with tf.Session() as session:
+            values = session.run(graph_grads, dict(zip(holders, inputs)))
+    for value, grad in zip(values, grads):
+        np.testing.assert_allclose(value, grad, atol=1e-5, rtol=1e-5)
 
 
 def test_second_derivatives_through_the_grad_ops():

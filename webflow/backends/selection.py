@@ -89,6 +89,11 @@ def set_backend(name: str | None) -> None:
         apply(opdef)
 
 
+def automatic() -> bool:
+    """Whether each op picks its backend (rather than every op being forced to one)."""
+    return STATE.forced is None
+
+
 def get_backend() -> str:
     """The forced backend's name, or 'auto' when each op picks the fastest available one."""
     return STATE.forced or "auto"

@@ -1,4 +1,5 @@
-"""Per-op timings: a table, the document's `profile` section, and Chrome-trace JSON (chrome://tracing, Perfetto).
+"""Per-op timings: a table and Chrome-trace JSON (chrome://tracing, Perfetto) from the same rows as the document's
+`profile` section (made by graph_document.profile_section, re-exported here).
 
 Graph mode: run with `options=RunOptions(trace_level=RunOptions.FULL_TRACE), run_metadata=md`; the
 executor records each op's start and duration (NodeExecStats, in microseconds since the run began).

@@ -10,7 +10,7 @@ from typing import Any
 
 from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import np
-from webflow.backends.c import nn_adapters
+from webflow.backends.c import gather as c_gather
 from webflow.backends.portable import array_kernels, shape_kernels
 from webflow.framework import context, dtypes
 from webflow.framework.indexed_slices import IndexedSlices
@@ -610,7 +610,7 @@ def _segment_sum_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("UnsortedSegmentSum", "UnsortedSegmentSum", inputs=("data", "segment_ids", "num_segments"),
-             shape=_segment_sum_shape, c=nn_adapters.unsorted_segment_sum)
+             shape=_segment_sum_shape, c=c_gather.unsorted_segment_sum)
 def unsorted_segment_sum_kernel(data: Any, ids: Any, num: Any) -> Any:
     """y[k] = sum of data[i] over i with segment_ids[i] == k."""
     rows = np.asarray(data).reshape((np.size(ids),) + data.shape[np.ndim(ids):])

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from webflow.backends.arrays.numpy_arrays import np
-from webflow.backends.c import math_adapters
+from webflow.backends.c import elementwise as c_elementwise
 from webflow.backends.portable import array_kernels, math_kernels, shape_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
@@ -120,14 +120,14 @@ def pow(x: Any, y: Any, name: str | None = None) -> Any:  # noqa: A001 - TensorF
 
 # --- Maximum, Minimum -------------------------------------------------------------------------------
 @register_op("Maximum", "Maximum", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS,
-             c=math_adapters.maximum)
+             c=c_elementwise.maximum)
 def maximum_kernel(x: Any, y: Any) -> Any:
     """z = max(x, y) elementwise (broadcasting)."""
     return np.maximum(x, y)
 
 
 @register_op("Minimum", "Minimum", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS,
-             c=math_adapters.minimum)
+             c=c_elementwise.minimum)
 def minimum_kernel(x: Any, y: Any) -> Any:
     """z = min(x, y) elementwise (broadcasting)."""
     return np.minimum(x, y)
@@ -163,7 +163,7 @@ def minimum(x: Any, y: Any, name: str | None = None) -> Any:
 
 # --- SquaredDifference ------------------------------------------------------------------------------
 @register_op("SquaredDifference", "SquaredDifference", inputs=("x", "y"), shape=broadcast_binary,
-             same_dtype=(0, 1), allowed=FLOATS + (dtypes.int32, dtypes.int64), c=math_adapters.squared_difference)
+             same_dtype=(0, 1), allowed=FLOATS + (dtypes.int32, dtypes.int64), c=c_elementwise.squared_difference)
 def squared_difference_kernel(x: Any, y: Any) -> Any:
     """z = (x - y)^2."""
     difference = np.subtract(x, y)

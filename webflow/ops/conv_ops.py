@@ -18,7 +18,7 @@ from typing import Any
 
 from webflow.backends.arrays import values
 from webflow.backends.arrays.numpy_arrays import np
-from webflow.backends.c import nn_adapters
+from webflow.backends.c import conv as c_conv
 from webflow.backends.numpy import conv as conv_kernels
 from webflow.backends.portable import conv_kernels as portable_conv
 from webflow.framework import dtypes
@@ -116,7 +116,7 @@ def _conv2d_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("Conv2D", "Conv2D", inputs=("input", "filter"), shape=_conv2d_shape, same_dtype=(0, 1),
-             allowed=CONV_TYPES, c=nn_adapters.conv2d, portable=portable_conv.conv2d)
+             allowed=CONV_TYPES, c=c_conv.conv2d, portable=portable_conv.conv2d)
 def conv2d_kernel(input: Any, filter: Any, **attrs: Any) -> Any:  # noqa: A002 - TensorFlow's input names
     """y[b,i,j,k] = sum_{p,q,c} xpad[b, i*sh + p*dh, j*sw + q*dw, c] * filter[p,q,c,k]  (im2col + one GEMM)."""
     return conv_kernels.run_conv2d(input, filter, attrs)
@@ -162,7 +162,7 @@ def _backprop_input_shape(inputs: list, attrs: dict) -> tuple:
 
 @register_op("Conv2DBackpropInput", "Conv2DBackpropInput", inputs=("input_sizes", "filter", "out_backprop"),
              shape=_backprop_input_shape, same_dtype=(1, 2),
-             c=nn_adapters.conv2d_backprop_input, portable=portable_conv.conv2d_backprop_input)
+             c=c_conv.conv2d_backprop_input, portable=portable_conv.conv2d_backprop_input)
 def conv2d_backprop_input_kernel(input_sizes: Any, filter: Any, out_backprop: Any, **attrs: Any) -> Any:  # noqa: A002
     """dx = col2im(dy @ filter^T): the adjoint of Conv2D in its input (each window's gradient added back)."""
     return conv_kernels.run_conv2d_backprop_input(input_sizes, filter, out_backprop, attrs)
@@ -189,7 +189,7 @@ def _backprop_filter_shape(inputs: list, attrs: dict) -> tuple:
 
 @register_op("Conv2DBackpropFilter", "Conv2DBackpropFilter", inputs=("input", "filter_sizes", "out_backprop"),
              shape=_backprop_filter_shape, same_dtype=(0, 2),
-             c=nn_adapters.conv2d_backprop_filter, portable=portable_conv.conv2d_backprop_filter)
+             c=c_conv.conv2d_backprop_filter, portable=portable_conv.conv2d_backprop_filter)
 def conv2d_backprop_filter_kernel(input: Any, filter_sizes: Any, out_backprop: Any, **attrs: Any) -> Any:  # noqa: A002
     """dfilter = cols^T @ dy: the adjoint of Conv2D in its filter (im2col of the input, one GEMM)."""
     return conv_kernels.run_conv2d_backprop_filter(input, filter_sizes, out_backprop, attrs)

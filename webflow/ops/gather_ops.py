@@ -13,7 +13,7 @@ from typing import Any
 
 from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import np
-from webflow.backends.c import nn_adapters
+from webflow.backends.c import gather as c_gather
 from webflow.backends.portable import math_kernels
 from webflow.framework import dtypes
 from webflow.framework.indexed_slices import IndexedSlices
@@ -59,7 +59,7 @@ def _gather_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(dims[:axis] + indices.shape.as_tuple() + dims[axis + 1:], dtype)
 
 
-@register_op("GatherV2", "GatherV2", inputs=("params", "indices", "axis"), shape=_gather_shape, c=nn_adapters.gather)
+@register_op("GatherV2", "GatherV2", inputs=("params", "indices", "axis"), shape=_gather_shape, c=c_gather.gather)
 def gather_kernel(params: Any, indices: Any, axis: Any, *, batch_dims: int = 0) -> Any:
     """y[a..., i..., b...] = params[a..., indices[i...], b...] (indices along `axis`)."""
     axis = int(axis) % np.ndim(params)

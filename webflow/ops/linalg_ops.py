@@ -32,16 +32,74 @@ def _qr_shape(inputs: list, attrs: dict) -> list:
 
 @register_op("Qr", "Qr", inputs=("input",), shape=_qr_shape, allowed=dtypes.FLOATING)
 def qr_kernel(x: Any, *, full_matrices: bool) -> list:
-    """A = Q R with orthonormal columns of Q and upper-triangular R (per matrix of a batch).
-
-    No gradient is registered yet: webflow uses QR only to initialise variables.
-    """
+    """A = Q R with orthonormal columns of Q and upper-triangular R (per matrix of a batch)."""
     q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
     return [q.astype(x.dtype), r.astype(x.dtype)]
 
 
 def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> list:  # noqa: A002
     return apply_op("Qr", [input], {"full_matrices": full_matrices}, name=name)
+
+
+@register_gradient("Qr")
+def _qr_grad(op: Any, dq: Any, dr: Any) -> Any:
+    """TensorFlow's rule (linalg_grad.py _QrGrad, arXiv:2009.10071), for static matrix shapes.
+
+    rows >= cols (reduced): with qdq = Q^T dQ, rdr = R dR^T and L = tril(qdq - qdq^T + rdr - rdr^T),
+    dA = Q (dR + L R^-T) + (dQ - Q qdq) R^-T. rows < cols: A = [X, Y], R = [U, V] reduce to the square case
+    (dX from Q, U and dQ + Y dV^T; dY = Q dV). Not for full_matrices with rows > cols, as in TF.
+    """
+    from webflow.ops.math_ops import matmul
+
+    q, r = op.outputs
+    dims = r.shape.as_list() if r.shape.rank is not None else [None, None]
+    if None in dims[-2:]:
+        raise NotImplementedError(f"QrGrad not implemented with dynamic shapes. Received r.shape: {r.shape}")
+    rows, cols = dims[-2:]
+    if rows > cols:  # R is rows x cols with rows > cols only for full_matrices=True
+        raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and full_matrices is true. "
+                                  f"Received r.shape={r.shape} with nrows={rows} and ncols={cols}.")
+    if rows == cols:
+        return _qr_grad_square_or_deep(q, r, dq, dr)
+    y = op.inputs[0][..., :, rows:]
+    dv = dr[..., :, rows:]
+    dx = _qr_grad_square_or_deep(q, r[..., :, :rows], dq + matmul(y, dv, transpose_b=True), dr[..., :, :rows])
+    return array_ops.concat([dx, matmul(q, dv)], axis=-1)
+
+
+def _qr_grad_square_or_deep(q: Any, r: Any, dq: Any, dr: Any) -> Any:
+    from webflow.ops.math_ops import matmul
+
+    qdq = matmul(q, dq, transpose_a=True)
+    rdr = matmul(r, dr, transpose_b=True)
+    tril = _lower_triangle(qdq - matrix_transpose(qdq) + rdr - matrix_transpose(rdr))
+    grad_a = matmul(q, dr + _times_inverse_transpose(tril, r))
+    return grad_a + _times_inverse_transpose(dq - matmul(q, qdq), r)
+
+
+def _lower_triangle(x: Any) -> Any:
+    """x with the entries above the main diagonal zeroed (TF's matrix_band_part(x, -1, 0)), static size n."""
+    from webflow.ops.constants import constant
+
+    n = x.shape.as_list()[-1]
+    return x * constant([[1 if j <= i else 0 for j in range(n)] for i in range(n)], dtype=x.dtype.base_dtype)
+
+
+def _times_inverse_transpose(x: Any, r: Any) -> Any:
+    """x R^-T for an upper-triangular R of static size n (TF's _TriangularSolve): back substitution by columns,
+    since y R^T = x gives y[:, i] = (x[:, i] - sum over j > i of y[:, j] R[i, j]) / R[i, i]."""
+    from webflow.ops.manip_ops import expand_dims
+    from webflow.ops.math_ops import reduce_sum
+
+    n = r.shape.as_list()[-1]
+    columns: list = [None] * n
+    for i in reversed(range(n)):
+        column = x[..., :, i]
+        if i + 1 < n:
+            later = array_ops.stack(columns[i + 1:], axis=-1)
+            column = column - reduce_sum(later * expand_dims(r[..., i, i + 1:], -2), axis=-1)
+        columns[i] = column / r[..., i:i + 1, i]
+    return array_ops.stack(columns, axis=-1)
 
 
 # --- DiagPart -------------------------------------------------------------------------------------

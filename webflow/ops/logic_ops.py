@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.backends.arrays.numpy_arrays import np
-from webflow.backends.c import logic_adapters
+from webflow.backends.c import compare as c_compare
 from webflow.backends.portable import array_kernels, index_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
@@ -50,14 +50,14 @@ def _equality(x: Any, y: Any, compare: Any, incompatible_shape_error: bool, if_i
     return np.asarray(compare(x, y), dtype=bool)
 
 
-@register_op("Equal", "Equal", inputs=("x", "y"), shape=_equality_shape, same_dtype=(0, 1), c=logic_adapters.equal)
+@register_op("Equal", "Equal", inputs=("x", "y"), shape=_equality_shape, same_dtype=(0, 1), c=c_compare.equal)
 def equal_kernel(x: Any, y: Any, *, incompatible_shape_error: bool = True) -> Any:
     """z = (x == y) elementwise (broadcasting)."""
     return _equality(x, y, np.equal, incompatible_shape_error, False)
 
 
 @register_op("NotEqual", "NotEqual", inputs=("x", "y"), shape=_equality_shape, same_dtype=(0, 1),
-             c=logic_adapters.not_equal)
+             c=c_compare.not_equal)
 def not_equal_kernel(x: Any, y: Any, *, incompatible_shape_error: bool = True) -> Any:
     """z = (x != y) elementwise (broadcasting)."""
     return _equality(x, y, np.not_equal, incompatible_shape_error, True)
@@ -73,28 +73,28 @@ def not_equal(x: Any, y: Any, name: str | None = None) -> Any:
 
 # --- ordering comparisons (real numbers only) --------------------------------------------------------
 @register_op("Less", "Less", inputs=("x", "y"), shape=broadcast_comparison, same_dtype=(0, 1), allowed=NUMBERS,
-             c=logic_adapters.less)
+             c=c_compare.less)
 def less_kernel(x: Any, y: Any) -> Any:
     """z = (x < y) elementwise (broadcasting)."""
     return np.less(x, y)
 
 
 @register_op("LessEqual", "LessEqual", inputs=("x", "y"), shape=broadcast_comparison, same_dtype=(0, 1),
-             allowed=NUMBERS, c=logic_adapters.less_equal)
+             allowed=NUMBERS, c=c_compare.less_equal)
 def less_equal_kernel(x: Any, y: Any) -> Any:
     """z = (x <= y) elementwise (broadcasting)."""
     return np.less_equal(x, y)
 
 
 @register_op("Greater", "Greater", inputs=("x", "y"), shape=broadcast_comparison, same_dtype=(0, 1),
-             allowed=NUMBERS, c=logic_adapters.greater)
+             allowed=NUMBERS, c=c_compare.greater)
 def greater_kernel(x: Any, y: Any) -> Any:
     """z = (x > y) elementwise (broadcasting)."""
     return np.greater(x, y)
 
 
 @register_op("GreaterEqual", "GreaterEqual", inputs=("x", "y"), shape=broadcast_comparison, same_dtype=(0, 1),
-             allowed=NUMBERS, c=logic_adapters.greater_equal)
+             allowed=NUMBERS, c=c_compare.greater_equal)
 def greater_equal_kernel(x: Any, y: Any) -> Any:
     """z = (x >= y) elementwise (broadcasting)."""
     return np.greater_equal(x, y)
@@ -242,7 +242,7 @@ def _select_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("Select", "Select", inputs=("condition", "t", "e"), shape=_select_shape, same_dtype=(1, 2),
-             c=logic_adapters.select)
+             c=c_compare.select)
 def select_kernel(cond: Any, t: Any, e: Any) -> Any:
     """out = t where cond else e; a vector cond picks whole rows (first dimension) of t or e."""
     if t.shape != e.shape:
@@ -279,7 +279,7 @@ def _select_v2_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("SelectV2", "SelectV2", inputs=("condition", "t", "e"), shape=_select_v2_shape, same_dtype=(1, 2),
-             c=logic_adapters.select_v2)
+             c=c_compare.select_v2)
 def select_v2_kernel(cond: Any, t: Any, e: Any) -> Any:
     """out = t where cond else e, all three broadcasting."""
     return np.asarray(np.where(cond.astype(bool), t, e))

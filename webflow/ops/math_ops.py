@@ -9,7 +9,10 @@ from typing import Any
 
 from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import np
-from webflow.backends.c import math_adapters
+from webflow.backends.c import cast as c_cast
+from webflow.backends.c import elementwise as c_elementwise
+from webflow.backends.c import gemm as c_gemm
+from webflow.backends.c import reduce as c_reduce
 from webflow.backends.portable import shape_kernels
 from webflow.framework import dtypes
 from webflow.framework.indexed_slices import IndexedSlices
@@ -32,7 +35,7 @@ unbroadcast = array_ops.unbroadcast
 
 
 # --- AddV2 ------------------------------------------------------------------------------------------
-@register_op("AddV2", "Add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=math_adapters.add)
+@register_op("AddV2", "Add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=c_elementwise.add)
 def add_kernel(x: Any, y: Any) -> Any:
     """z = x + y (broadcasting)."""
     return np.add(x, y)
@@ -50,7 +53,7 @@ def add(x: Any, y: Any, name: str | None = None) -> Any:
 
 
 # --- Sub --------------------------------------------------------------------------------------------
-@register_op("Sub", "Sub", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=math_adapters.sub)
+@register_op("Sub", "Sub", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=c_elementwise.sub)
 def sub_kernel(x: Any, y: Any) -> Any:
     """z = x - y (broadcasting)."""
     return np.subtract(x, y)
@@ -68,7 +71,7 @@ def subtract(x: Any, y: Any, name: str | None = None) -> Any:
 
 
 # --- Mul --------------------------------------------------------------------------------------------
-@register_op("Mul", "Mul", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=math_adapters.mul)
+@register_op("Mul", "Mul", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=c_elementwise.mul)
 def mul_kernel(x: Any, y: Any) -> Any:
     """z = x * y (broadcasting)."""
     return np.multiply(x, y)
@@ -87,7 +90,7 @@ def multiply(x: Any, y: Any, name: str | None = None) -> Any:
 
 # --- RealDiv ------------------------------------------------------------------------------------------
 @register_op("RealDiv", "RealDiv", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1),
-             allowed=NUMBERS, c=math_adapters.div)
+             allowed=NUMBERS, c=c_elementwise.div)
 def real_div_kernel(x: Any, y: Any) -> Any:
     """z = x / y (broadcasting; floats)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -122,7 +125,7 @@ divide = truediv
 
 
 # --- Neg --------------------------------------------------------------------------------------------
-@register_op("Neg", "Neg", inputs=("x",), shape=same_as_input, c=math_adapters.neg)
+@register_op("Neg", "Neg", inputs=("x",), shape=same_as_input, c=c_elementwise.neg)
 def neg_kernel(x: Any) -> Any:
     """y = -x."""
     return np.negative(x)
@@ -183,7 +186,7 @@ def _matmul_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("MatMul", "MatMul", inputs=("a", "b"), shape=_matmul_shape, same_dtype=(0, 1),
-             allowed=NUMBERS, c=math_adapters.matmul)
+             allowed=NUMBERS, c=c_gemm.matmul)
 def matmul_kernel(a: Any, b: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
     """C = op(A) @ op(B), op = transpose if asked."""
     return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
@@ -220,7 +223,7 @@ def _batch_matmul_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("BatchMatMulV2", "MatMul", inputs=("x", "y"), shape=_batch_matmul_shape, same_dtype=(0, 1),
-             allowed=NUMBERS, c=math_adapters.batch_matmul)
+             allowed=NUMBERS, c=c_gemm.batch_matmul)
 def batch_matmul_kernel(x: Any, y: Any, *, adj_x: bool, adj_y: bool) -> Any:
     """C[..] = op(A[..]) @ op(B[..]), batch dims broadcasting."""
     return np.matmul(np.swapaxes(x, -1, -2) if adj_x else x, np.swapaxes(y, -1, -2) if adj_y else y)
@@ -266,7 +269,7 @@ def _cast_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(inputs[0].shape, attrs["DstT"])
 
 
-@register_op("Cast", "Cast", inputs=("x",), shape=_cast_shape, c=math_adapters.cast)
+@register_op("Cast", "Cast", inputs=("x",), shape=_cast_shape, c=c_cast.cast)
 def cast_kernel(x: Any, *, SrcT: Any, DstT: Any, Truncate: bool = False) -> Any:  # noqa: N803
     """y = x converted to DstT (floats to ints truncate toward zero, as C does)."""
     return np.asarray(x).astype(DstT.as_numpy_dtype)
@@ -330,7 +333,7 @@ def _axes_tuple(axes: Any) -> tuple:
     return tuple(int(a) for a in np.asarray(axes).reshape(-1))
 
 
-@register_op("Sum", "Sum", inputs=("input", "reduction_indices"), shape=reduction_shape, c=math_adapters.sum_reduce)
+@register_op("Sum", "Sum", inputs=("input", "reduction_indices"), shape=reduction_shape, c=c_reduce.sum_reduce)
 def sum_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = sum of x over axes."""
     axes = _axes_tuple(axes)
@@ -388,7 +391,7 @@ def reduced_shape(x: Any, axes: Any) -> Any:
     return array_ops.reduced_shape_dynamic(array_ops.shape(x), axes)
 
 
-@register_op("Mean", "Mean", inputs=("input", "reduction_indices"), shape=reduction_shape, c=math_adapters.reduce_mean)
+@register_op("Mean", "Mean", inputs=("input", "reduction_indices"), shape=reduction_shape, c=c_reduce.reduce_mean)
 def mean_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = mean of x over axes (integer inputs: integer division, as TF)."""
     axes = _axes_tuple(axes)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.backends.arrays.numpy_arrays import np
-from webflow.backends.c import activation_adapters
+from webflow.backends.c import activations as c_activations
 from webflow.framework import dtypes
 from webflow.ops import array_ops, logic_ops, math_ops, unary_math_ops
 from webflow.ops.convert import convert_to_tensor
@@ -40,7 +40,7 @@ def _attr_float(value: float, dtype: Any) -> Any:
 
 
 # --- Relu6 ------------------------------------------------------------------------------------------
-@register_op("Relu6", "Relu6", inputs=("features",), shape=same_as_input, allowed=REALS, c=activation_adapters.relu6)
+@register_op("Relu6", "Relu6", inputs=("features",), shape=same_as_input, allowed=REALS, c=c_activations.relu6)
 def relu6_kernel(features: Any) -> Any:
     """y = min(max(x, 0), 6)."""
     return np.minimum(np.maximum(features, features.dtype.type(0)), features.dtype.type(6))
@@ -59,7 +59,7 @@ def relu6(features: Any, name: str | None = None) -> Any:
 
 
 @register_op("Relu6Grad", "Relu6Grad", inputs=("gradients", "features"), shape=_grad_op_shape,
-             same_dtype=(0, 1), allowed=REALS, c=activation_adapters.relu6_grad)
+             same_dtype=(0, 1), allowed=REALS, c=c_activations.relu6_grad)
 def relu6_grad_kernel(gradients: Any, features: Any) -> Any:
     """backprops = gradients where 0 < features < 6, else 0."""
     return np.where((features > 0) & (features < 6), gradients, np.zeros((), gradients.dtype))
@@ -77,7 +77,7 @@ def relu6_grad(gradients: Any, features: Any, name: str | None = None) -> Any:
 
 
 # --- Elu --------------------------------------------------------------------------------------------
-@register_op("Elu", "Elu", inputs=("features",), shape=same_as_input, allowed=FLOATS, c=activation_adapters.elu)
+@register_op("Elu", "Elu", inputs=("features",), shape=same_as_input, allowed=FLOATS, c=c_activations.elu)
 def elu_kernel(features: Any) -> Any:
     """y = exp(x) - 1 where x < 0, else x."""
     return np.where(features < 0, np.expm1(np.minimum(features, 0)), features).astype(features.dtype, copy=False)
@@ -95,7 +95,7 @@ def elu(features: Any, name: str | None = None) -> Any:
 
 
 @register_op("EluGrad", "EluGrad", inputs=("gradients", "outputs"), shape=_grad_op_shape, same_dtype=(0, 1),
-             allowed=FLOATS, c=activation_adapters.elu_grad)
+             allowed=FLOATS, c=c_activations.elu_grad)
 def elu_grad_kernel(gradients: Any, outputs: Any) -> Any:
     """backprops = gradients * (outputs + 1) where outputs < 0, else gradients."""
     return np.where(outputs < 0, gradients * (outputs + outputs.dtype.type(1)), gradients)
@@ -115,7 +115,7 @@ def elu_grad(gradients: Any, outputs: Any, name: str | None = None) -> Any:
 
 
 # --- Selu -------------------------------------------------------------------------------------------
-@register_op("Selu", "Selu", inputs=("features",), shape=same_as_input, allowed=FLOATS, c=activation_adapters.selu)
+@register_op("Selu", "Selu", inputs=("features",), shape=same_as_input, allowed=FLOATS, c=c_activations.selu)
 def selu_kernel(features: Any) -> Any:
     """y = scale * alpha * (exp(x) - 1) where x < 0, else scale * x (scale ~ 1.0507, alpha ~ 1.6733)."""
     scale, scale_alpha = features.dtype.type(SELU_SCALE), features.dtype.type(SELU_SCALE * SELU_ALPHA)
@@ -135,7 +135,7 @@ def selu(features: Any, name: str | None = None) -> Any:
 
 
 @register_op("SeluGrad", "SeluGrad", inputs=("gradients", "outputs"), shape=_grad_op_shape, same_dtype=(0, 1),
-             allowed=FLOATS, c=activation_adapters.selu_grad)
+             allowed=FLOATS, c=c_activations.selu_grad)
 def selu_grad_kernel(gradients: Any, outputs: Any) -> Any:
     """backprops = gradients * (outputs + scale * alpha) where outputs < 0, else gradients * scale."""
     scale, scale_alpha = outputs.dtype.type(SELU_SCALE), outputs.dtype.type(SELU_SCALE * SELU_ALPHA)
@@ -157,7 +157,7 @@ def selu_grad(gradients: Any, outputs: Any, name: str | None = None) -> Any:
 
 # --- LeakyRelu --------------------------------------------------------------------------------------
 @register_op("LeakyRelu", "LeakyRelu", inputs=("features",), shape=same_as_input, allowed=FLOATS,
-             c=activation_adapters.leaky_relu)
+             c=c_activations.leaky_relu)
 def leaky_relu_kernel(features: Any, *, alpha: float = 0.2) -> Any:
     """y = x where x > 0, else alpha * x."""
     return np.where(features > 0, features, features * _attr_float(alpha, features.dtype))
@@ -181,7 +181,7 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> An
 
 
 @register_op("LeakyReluGrad", "LeakyReluGrad", inputs=("gradients", "features"), shape=_grad_op_shape,
-             same_dtype=(0, 1), allowed=FLOATS, c=activation_adapters.leaky_relu_grad)
+             same_dtype=(0, 1), allowed=FLOATS, c=c_activations.leaky_relu_grad)
 def leaky_relu_grad_kernel(gradients: Any, features: Any, *, alpha: float = 0.2) -> Any:
     """backprops = gradients where features > 0, else alpha * gradients."""
     return np.where(features > 0, gradients, gradients * _attr_float(alpha, gradients.dtype))
@@ -200,7 +200,7 @@ def leaky_relu_grad(gradients: Any, features: Any, alpha: float = 0.2, name: str
 
 # --- Softplus ---------------------------------------------------------------------------------------
 @register_op("Softplus", "Softplus", inputs=("features",), shape=same_as_input, allowed=FLOATS,
-             c=activation_adapters.softplus)
+             c=c_activations.softplus)
 def softplus_kernel(features: Any) -> Any:
     """y = log(exp(x) + 1), returning x for large x and exp(x) for very negative x (TF's thresholds)."""
     # Beyond |x| > 2 - log(machine epsilon) the other branch is exact to the dtype's precision.
@@ -223,7 +223,7 @@ def softplus(features: Any, name: str | None = None) -> Any:
 
 
 @register_op("SoftplusGrad", "SoftplusGrad", inputs=("gradients", "features"), shape=_grad_op_shape,
-             same_dtype=(0, 1), allowed=FLOATS, c=activation_adapters.softplus_grad)
+             same_dtype=(0, 1), allowed=FLOATS, c=c_activations.softplus_grad)
 def softplus_grad_kernel(gradients: Any, features: Any) -> Any:
     """backprops = gradients / (1 + exp(-features))."""
     with np.errstate(over="ignore"):
@@ -245,7 +245,7 @@ def softplus_grad(gradients: Any, features: Any, name: str | None = None) -> Any
 
 # --- Softsign ---------------------------------------------------------------------------------------
 @register_op("Softsign", "Softsign", inputs=("features",), shape=same_as_input, allowed=FLOATS,
-             c=activation_adapters.softsign)
+             c=c_activations.softsign)
 def softsign_kernel(features: Any) -> Any:
     """y = x / (|x| + 1)."""
     return features / (np.abs(features) + features.dtype.type(1))
@@ -263,7 +263,7 @@ def softsign(features: Any, name: str | None = None) -> Any:
 
 
 @register_op("SoftsignGrad", "SoftsignGrad", inputs=("gradients", "features"), shape=_grad_op_shape,
-             same_dtype=(0, 1), allowed=FLOATS, c=activation_adapters.softsign_grad)
+             same_dtype=(0, 1), allowed=FLOATS, c=c_activations.softsign_grad)
 def softsign_grad_kernel(gradients: Any, features: Any) -> Any:
     """backprops = gradients / (1 + |features|)^2."""
     return gradients / np.square(np.abs(features) + features.dtype.type(1))

@@ -204,7 +204,56 @@ def fused_batch_norm_grad_v3(y_backprop: Any, x: Any, scale: Any, reserve_space_
                     [y_backprop, x, scale, reserve_space_1, reserve_space_2, reserve_space_3], attrs, name=name)
 
 
-# TensorFlow differentiates FusedBatchNormGradV3 by taping a composite of ordinary ops; webflow has no
-# rule for it yet, so asking for a second derivative through fused batch norm raises LookupError.
+@register_gradient("FusedBatchNormGradV3")
+def _fused_batch_norm_grad_grad(op: Any, grad_dx: Any, grad_dscale: Any, grad_doffset: Any, *unused: Any) -> list:
+    """Gradients for y_backprop, x and scale (none for the saved statistics), as TensorFlow's rule
+    (nn_grad.py _FusedBatchNormGradGrad) gives them by differentiating the batch-norm gradient written in ordinary
+    ops; here in closed form. Per channel, with a, b, c the incoming gradients of dx, dscale, doffset,
+    s = 1 / sqrt(var + eps), xh = (x - mean) * s, m(v) the channel mean and P(v) = s (v - m(v) - xh m(v xh)):
+
+    training (mean and var are x's batch statistics, recomputed from x as TF's rule does):
+        d dy = scale P(a) + b xh + c,  d scale = sum(a P(dy)),
+        d x = b P(dy) - scale s (m(a xh) P(dy) + m(dy xh) P(a)) - scale s^2 xh (m(a dy) - m(a) m(dy) - m(dy xh) m(a xh));
+    inference (the given mean and var are constants): d dy = scale s a + b xh + c, d x = b s dy, d scale = sum(a s dy).
+    Statistics are computed in float32 (U) even for float16 inputs, as TF's rule does.
+    """
+    from webflow.ops.array_ops import reshape
+    from webflow.ops.math_ops import cast, reduce_mean, reduce_sum
+    from webflow.ops.unary_math_ops import rsqrt, square
+
+    y_backprop, x, scale = op.inputs[:3]
+    data_format = _check_format({"data_format": op.get_attr("data_format")})
+    axes = list(_reduce_axes(data_format))
+    shape = [1] * _RANKS[data_format]
+    shape[_channel_axis(data_format)] = -1
+    u = scale.dtype.base_dtype
+
+    def channel(vector: Any) -> Any:
+        return reshape(vector, shape)
+
+    def mean(value: Any) -> Any:
+        return reduce_mean(value, axes, keepdims=True)
+
+    dy, values, a = cast(y_backprop, u), cast(x, u), cast(grad_dx, u)
+    gamma, b, c = channel(scale), channel(grad_dscale), channel(grad_doffset)
+    epsilon = op.get_attr("epsilon")
+    if op.get_attr("is_training"):
+        centered = values - mean(values)
+        s = rsqrt(mean(square(centered)) + epsilon)
+        xh = centered * s
+        a_xh, dy_xh = mean(a * xh), mean(dy * xh)
+        p_dy = s * (dy - mean(dy) - xh * dy_xh)
+        p_a = s * (a - mean(a) - xh * a_xh)
+        d_dy = gamma * p_a + b * xh + c
+        d_x = b * p_dy - gamma * s * (a_xh * p_dy + dy_xh * p_a) - \
+            gamma * s * s * xh * (mean(a * dy) - mean(a) * mean(dy) - dy_xh * a_xh)
+        d_scale = reduce_sum(a * p_dy, axes)
+    else:
+        s = rsqrt(channel(op.inputs[4]) + epsilon)
+        xh = (values - channel(op.inputs[3])) * s
+        d_dy = gamma * s * a + b * xh + c
+        d_x = b * s * dy
+        d_scale = reduce_sum(a * s * dy, axes)
+    return [cast(d_dy, y_backprop.dtype.base_dtype), cast(d_x, x.dtype.base_dtype), d_scale, None, None, None]
 
 __all__ = ["fused_batch_norm_v3", "fused_batch_norm_grad_v3"]

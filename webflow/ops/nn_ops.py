@@ -12,7 +12,8 @@ from typing import Any
 
 from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
-from webflow.backends.c import math_adapters, nn_adapters
+from webflow.backends.c import elementwise as c_elementwise
+from webflow.backends.c import softmax as c_softmax
 from webflow.backends.portable import shape_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
@@ -52,7 +53,7 @@ def _rows(vector: Any) -> Any:
 
 
 # --- Relu -------------------------------------------------------------------------------------------
-@register_op("Relu", "Relu", inputs=("features",), shape=same_as_input, allowed=REALS, c=math_adapters.relu)
+@register_op("Relu", "Relu", inputs=("features",), shape=same_as_input, allowed=REALS, c=c_elementwise.relu)
 def relu_kernel(x: Any) -> Any:
     """y = max(x, 0)."""
     return np.maximum(x, np.zeros((), x.dtype))
@@ -75,7 +76,7 @@ def _relu_grad_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("ReluGrad", "ReluGrad", inputs=("gradients", "features"), shape=_relu_grad_shape,
-             same_dtype=(0, 1), allowed=REALS, c=math_adapters.relu_grad)
+             same_dtype=(0, 1), allowed=REALS, c=c_elementwise.relu_grad)
 def relu_grad_kernel(gradients: Any, features: Any) -> Any:
     """backprops = gradients where features > 0, else 0."""
     return np.where(features > 0, gradients, np.zeros((), gradients.dtype))
@@ -99,7 +100,7 @@ def _stable_softmax(x: Any) -> Any:
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
-@register_op("Softmax", "Softmax", inputs=("logits",), shape=_at_least_rank(1), allowed=FLOATS, c=nn_adapters.softmax)
+@register_op("Softmax", "Softmax", inputs=("logits",), shape=_at_least_rank(1), allowed=FLOATS, c=c_softmax.softmax)
 def softmax_kernel(logits: Any) -> Any:
     """y_i = exp(x_i) / sum_j exp(x_j) over the last axis (computed with x - max(x))."""
     return _stable_softmax(logits).astype(logits.dtype, copy=False)
@@ -115,7 +116,7 @@ def _softmax_grad(op: Any, grad: Any) -> Any:
 
 # --- LogSoftmax -------------------------------------------------------------------------------------
 @register_op("LogSoftmax", "LogSoftmax", inputs=("logits",), shape=_at_least_rank(1), allowed=FLOATS,
-             c=nn_adapters.log_softmax)
+             c=c_softmax.log_softmax)
 def log_softmax_kernel(logits: Any) -> Any:
     """y_i = x_i - log(sum_j exp(x_j)) over the last axis (computed with x - max(x))."""
     shifted = logits - np.max(logits, axis=-1, keepdims=True)
@@ -267,7 +268,7 @@ def _xent_shape(inputs: list, attrs: dict) -> list:
 
 
 @register_op("SoftmaxCrossEntropyWithLogits", "SoftmaxCrossEntropyWithLogits", inputs=("features", "labels"),
-             shape=_xent_shape, same_dtype=(0, 1), allowed=FLOATS, c=nn_adapters.softmax_xent)
+             shape=_xent_shape, same_dtype=(0, 1), allowed=FLOATS, c=c_softmax.softmax_xent)
 def softmax_xent_kernel(features: Any, labels: Any) -> list:
     """loss_b = -sum_c labels_bc * log_softmax(features)_bc; backprop = softmax(features) - labels."""
     features, labels = np.broadcast_arrays(features, labels)
@@ -311,7 +312,7 @@ def _sparse_xent_shape(inputs: list, attrs: dict) -> list:
 
 
 @register_op("SparseSoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
-             inputs=("features", "labels"), shape=_sparse_xent_shape, allowed=FLOATS, c=nn_adapters.sparse_softmax_xent)
+             inputs=("features", "labels"), shape=_sparse_xent_shape, allowed=FLOATS, c=c_softmax.sparse_softmax_xent)
 def sparse_softmax_xent_kernel(features: Any, labels: Any) -> list:
     """loss_b = -log_softmax(features)_b,labels_b; backprop = softmax(features) - one_hot(labels)."""
     classes = features.shape[-1]

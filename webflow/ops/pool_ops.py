@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.backends.arrays.numpy_arrays import np
-from webflow.backends.c import nn_adapters
+from webflow.backends.c import pool as c_pool
 from webflow.backends.numpy.pool_windows import (
     Windows,
     check_same_shape,
@@ -102,7 +102,7 @@ def _pool_attrs(op: Any) -> dict:
 
 # --- MaxPool ----------------------------------------------------------------------------------------------
 @register_op("MaxPool", "MaxPool", inputs=("input",), shape=_pool_shape, allowed=MAX_POOL_TYPES,
-             c=nn_adapters.max_pool, portable=pool_kernels.max_pool)
+             c=c_pool.max_pool, portable=pool_kernels.max_pool)
 def max_pool_kernel(x: Any, *, ksize: list, strides: list, padding: str, data_format: str = "NHWC",
                     explicit_paddings: tuple = ()) -> Any:
     """y[n, r, c, ch] = max of x[n, r*s_h + i - pad_top, c*s_w + j - pad_left, ch] over in-bounds (i, j) < ksize."""
@@ -124,7 +124,7 @@ def _max_pool_grad(op: Any, grad: Any) -> Any:
 # --- MaxPoolGrad ------------------------------------------------------------------------------------------
 @register_op("MaxPoolGrad", "MaxPoolGrad", inputs=("orig_input", "orig_output", "grad"), shape=_like_orig_input,
              same_dtype=(0, 1, 2), allowed=MAX_POOL_TYPES,
-             c=nn_adapters.max_pool_grad, portable=pool_kernels.max_pool_grad)
+             c=c_pool.max_pool_grad, portable=pool_kernels.max_pool_grad)
 def max_pool_grad_kernel(orig_input: Any, orig_output: Any, grad: Any, *, ksize: list, strides: list,
                          padding: str, data_format: str = "NHWC", explicit_paddings: tuple = ()) -> Any:
     """dx[cell] = sum of grad over the windows whose first max (re-found in orig_input, as TF) is that cell."""
@@ -203,7 +203,7 @@ def _sum_dtype(dtype: Any) -> Any:
 
 
 @register_op("AvgPool", "AvgPool", inputs=("value",), shape=_pool_shape, allowed=FLOATS,
-             c=nn_adapters.avg_pool, portable=pool_kernels.avg_pool)
+             c=c_pool.avg_pool, portable=pool_kernels.avg_pool)
 def avg_pool_kernel(x: Any, *, ksize: list, strides: list, padding: str, data_format: str = "NHWC") -> Any:
     """y[window] = sum of the window's in-bounds cells / their number (padding is not counted)."""
     windows = windows_for("AvgPool", x, ksize, strides, padding, data_format)
@@ -228,7 +228,7 @@ def _avg_pool_grad(op: Any, grad: Any) -> Any:
 
 # --- AvgPoolGrad ------------------------------------------------------------------------------------------
 @register_op("AvgPoolGrad", "AvgPoolGrad", inputs=("orig_input_shape", "grad"), shape=_avg_pool_grad_shape,
-             same_dtype=(1,), allowed=FLOATS, c=nn_adapters.avg_pool_grad, portable=pool_kernels.avg_pool_grad)
+             same_dtype=(1,), allowed=FLOATS, c=c_pool.avg_pool_grad, portable=pool_kernels.avg_pool_grad)
 def avg_pool_grad_kernel(orig_input_shape: Any, grad: Any, *, ksize: list, strides: list, padding: str,
                          data_format: str = "NHWC") -> Any:
     """dx[cell] = sum over the windows holding the cell of grad[window] / count[window]."""

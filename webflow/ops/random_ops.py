@@ -18,7 +18,7 @@ from typing import Any
 
 from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import np
-from webflow.backends.c import random_adapters, train_adapters
+from webflow.backends.c import philox as c_philox
 from webflow.backends.numpy import random_distributions as distributions
 from webflow.backends.portable import random_kernels
 from webflow.framework import context, dtypes, random_seed
@@ -83,7 +83,7 @@ def _multinomial_shape(inputs: list, attrs: dict) -> tuple:
 # --- kernels ---------------------------------------------------------------------------------------
 @register_op("RandomStandardNormal", "RandomStandardNormal", inputs=("shape",), shape=_sampled_shape,
              allowed=SHAPE_TYPES, needs_context=True, stateful=True,
-             c=random_adapters.random_standard_normal, portable=random_kernels.random_standard_normal)
+             c=c_philox.random_standard_normal, portable=random_kernels.random_standard_normal)
 def random_standard_normal_kernel(context_: Any, shape: Any, *, dtype: Any, seed: int = 0, seed2: int = 0,
                                   T: Any = None) -> Any:  # noqa: N803 - TensorFlow's attr name
     """x ~ N(0, 1): Box-Muller on Philox words, four float32 values per 128-bit block."""
@@ -96,7 +96,7 @@ def random_standard_normal_kernel(context_: Any, shape: Any, *, dtype: Any, seed
 
 @register_op("TruncatedNormal", "TruncatedNormal", inputs=("shape",), shape=_sampled_shape,
              allowed=SHAPE_TYPES, needs_context=True, stateful=True,
-             c=random_adapters.truncated_normal, portable=random_kernels.truncated_normal)
+             c=c_philox.truncated_normal, portable=random_kernels.truncated_normal)
 def truncated_normal_kernel(context_: Any, shape: Any, *, dtype: Any, seed: int = 0, seed2: int = 0,
                             T: Any = None) -> Any:  # noqa: N803
     """x ~ N(0, 1) conditioned on |x| < 2: Box-Muller pairs, rejecting |x| >= 2."""
@@ -108,7 +108,7 @@ def truncated_normal_kernel(context_: Any, shape: Any, *, dtype: Any, seed: int 
 
 
 @register_op("RandomUniform", "RandomUniform", inputs=("shape",), shape=_sampled_shape,
-             allowed=SHAPE_TYPES, needs_context=True, stateful=True, c=train_adapters.random_uniform)
+             allowed=SHAPE_TYPES, needs_context=True, stateful=True, c=c_philox.random_uniform)
 def random_uniform_kernel(context_: Any, shape: Any, *, dtype: Any, seed: int = 0, seed2: int = 0,
                           T: Any = None) -> Any:  # noqa: N803
     """x ~ U[0, 1): 23 random mantissa bits under exponent 0, minus 1."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import np
-from webflow.backends.c import math_adapters
+from webflow.backends.c import reduce as c_reduce
 from webflow.backends.portable import array_kernels, math_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
@@ -52,14 +52,14 @@ def _highest(dtype: Any) -> Any:
 
 
 @register_op("Max", "Max", inputs=("input", "reduction_indices"), shape=reduction_shape, allowed=NUMBERS,
-             c=math_adapters.reduce_max)
+             c=c_reduce.reduce_max)
 def max_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = max of x over axes (-inf, or the lowest integer, for an empty reduction)."""
     return np.asarray(np.max(x, axis=_axes_tuple(axes), keepdims=keep_dims, initial=_lowest(x.dtype)))
 
 
 @register_op("Min", "Min", inputs=("input", "reduction_indices"), shape=reduction_shape, allowed=NUMBERS,
-             c=math_adapters.reduce_min)
+             c=c_reduce.reduce_min)
 def min_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = min of x over axes (+inf, or the highest integer, for an empty reduction)."""
     return np.asarray(np.min(x, axis=_axes_tuple(axes), keepdims=keep_dims, initial=_highest(x.dtype)))
@@ -99,7 +99,7 @@ def reduce_min_v1(input_tensor: Any, axis: Any = None, keepdims: Any = None, nam
 
 # --- Prod -------------------------------------------------------------------------------------------
 @register_op("Prod", "Prod", inputs=("input", "reduction_indices"), shape=reduction_shape, allowed=NUMBERS,
-             c=math_adapters.reduce_prod)
+             c=c_reduce.reduce_prod)
 def prod_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = product of x over axes (1 for an empty reduction)."""
     return np.asarray(np.prod(x, axis=_axes_tuple(axes), keepdims=keep_dims, dtype=x.dtype))

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np, owns_memory
-from webflow.backends.c import train_adapters
+from webflow.backends.c import optimizers as c_optimizers
 from webflow.backends.c.adapters import CKernel
 from webflow.framework import dtypes
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError
@@ -294,17 +294,17 @@ def _register_family(name: str, names: tuple, num_state: int, update: Callable, 
 
 
 _register_family("GradientDescent", ("var", "alpha", "delta"), 1, gradient_descent_update,
-                 train_adapters.gradient_descent, sparse=False)
-_register_family("Momentum", ("var", "accum", "lr", "grad", "momentum"), 2, momentum_update, train_adapters.momentum)
+                 c_optimizers.gradient_descent, sparse=False)
+_register_family("Momentum", ("var", "accum", "lr", "grad", "momentum"), 2, momentum_update, c_optimizers.momentum)
 _register_family("Adam", ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"),
-                 3, adam_update, train_adapters.adam, sparse=False)
+                 3, adam_update, c_optimizers.adam, sparse=False)
 _register_family("RMSProp", ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"), 3, rms_prop_update,
-                 train_adapters.rms_prop)
+                 c_optimizers.rms_prop)
 _register_family("CenteredRMSProp", ("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"), 4,
-                 centered_rms_prop_update, train_adapters.centered_rms_prop)
-_register_family("Adagrad", ("var", "accum", "lr", "grad"), 2, adagrad_update, train_adapters.adagrad)
+                 centered_rms_prop_update, c_optimizers.centered_rms_prop)
+_register_family("Adagrad", ("var", "accum", "lr", "grad"), 2, adagrad_update, c_optimizers.adagrad)
 _register_family("Adadelta", ("var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"), 3, adadelta_update,
-                 train_adapters.adadelta)
+                 c_optimizers.adadelta)
 
 
 # --- Python wrappers (gen_training_ops' names) -------------------------------------------------------

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.backends.arrays.numpy_arrays import np
-from webflow.backends.c import activation_adapters, math_adapters
+from webflow.backends.c import activations as c_activations
+from webflow.backends.c import elementwise as c_elementwise
 from webflow.backends.portable import array_kernels, math_kernels
 from webflow.framework import dtypes
 from webflow.framework.tensor import OPERATORS
@@ -33,7 +34,7 @@ def _one_like(x: Any) -> Any:
 
 
 # --- Abs --------------------------------------------------------------------------------------------
-@register_op("Abs", "Abs", inputs=("x",), shape=same_as_input, allowed=SIGNED, c=math_adapters.absolute)
+@register_op("Abs", "Abs", inputs=("x",), shape=same_as_input, allowed=SIGNED, c=c_elementwise.absolute)
 def abs_kernel(x: Any) -> Any:
     """y = |x|."""
     return np.abs(x)
@@ -50,7 +51,7 @@ def abs(x: Any, name: str | None = None) -> Any:  # noqa: A001 - TensorFlow's na
 
 
 # --- Sign -------------------------------------------------------------------------------------------
-@register_op("Sign", "Sign", inputs=("x",), shape=same_as_input, allowed=SIGNED, c=activation_adapters.sign)
+@register_op("Sign", "Sign", inputs=("x",), shape=same_as_input, allowed=SIGNED, c=c_activations.sign)
 def sign_kernel(x: Any) -> Any:
     """y = -1, 0 or 1 as x is negative, zero or positive."""
     return np.sign(x)
@@ -67,7 +68,7 @@ def sign(x: Any, name: str | None = None) -> Any:
 
 
 # --- Square -----------------------------------------------------------------------------------------
-@register_op("Square", "Square", inputs=("x",), shape=same_as_input, allowed=NUMBERS, c=math_adapters.square)
+@register_op("Square", "Square", inputs=("x",), shape=same_as_input, allowed=NUMBERS, c=c_elementwise.square)
 def square_kernel(x: Any) -> Any:
     """y = x * x."""
     return np.multiply(x, x)
@@ -84,7 +85,7 @@ def square(x: Any, name: str | None = None) -> Any:
 
 
 # --- Sqrt -------------------------------------------------------------------------------------------
-@register_op("Sqrt", "Sqrt", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.sqrt)
+@register_op("Sqrt", "Sqrt", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=c_elementwise.sqrt)
 def sqrt_kernel(x: Any) -> Any:
     """y = x^(1/2) (NaN for x < 0)."""
     with np.errstate(invalid="ignore"):
@@ -102,7 +103,7 @@ def sqrt(x: Any, name: str | None = None) -> Any:
 
 
 # --- Rsqrt ------------------------------------------------------------------------------------------
-@register_op("Rsqrt", "Rsqrt", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.rsqrt)
+@register_op("Rsqrt", "Rsqrt", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=c_elementwise.rsqrt)
 def rsqrt_kernel(x: Any) -> Any:
     """y = 1 / sqrt(x)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -121,7 +122,7 @@ def rsqrt(x: Any, name: str | None = None) -> Any:
 
 
 # --- Exp --------------------------------------------------------------------------------------------
-@register_op("Exp", "Exp", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.exp)
+@register_op("Exp", "Exp", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=c_elementwise.exp)
 def exp_kernel(x: Any) -> Any:
     """y = e^x."""
     with np.errstate(over="ignore"):
@@ -139,7 +140,7 @@ def exp(x: Any, name: str | None = None) -> Any:
 
 
 # --- Log --------------------------------------------------------------------------------------------
-@register_op("Log", "Log", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.log)
+@register_op("Log", "Log", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=c_elementwise.log)
 def log_kernel(x: Any) -> Any:
     """y = ln x (-inf at 0, NaN below)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -208,7 +209,7 @@ def cos(x: Any, name: str | None = None) -> Any:
 
 
 # --- Tanh -------------------------------------------------------------------------------------------
-@register_op("Tanh", "Tanh", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.tanh)
+@register_op("Tanh", "Tanh", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=c_elementwise.tanh)
 def tanh_kernel(x: Any) -> Any:
     """y = tanh x."""
     return np.tanh(x)
@@ -226,7 +227,7 @@ def tanh(x: Any, name: str | None = None) -> Any:
 
 
 # --- Sigmoid ----------------------------------------------------------------------------------------
-@register_op("Sigmoid", "Sigmoid", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.sigmoid)
+@register_op("Sigmoid", "Sigmoid", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=c_elementwise.sigmoid)
 def sigmoid_kernel(x: Any) -> Any:
     """y = 1 / (1 + e^-x)."""
     with np.errstate(over="ignore"):  # e^-x overflows to inf for very negative x, giving y = 0 as it should
@@ -245,7 +246,7 @@ def sigmoid(x: Any, name: str | None = None) -> Any:
 
 
 # --- Reciprocal -------------------------------------------------------------------------------------
-@register_op("Reciprocal", "Reciprocal", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=math_adapters.reciprocal)
+@register_op("Reciprocal", "Reciprocal", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=c_elementwise.reciprocal)
 def reciprocal_kernel(x: Any) -> Any:
     """y = 1 / x."""
     with np.errstate(divide="ignore"):
@@ -264,19 +265,19 @@ def reciprocal(x: Any, name: str | None = None) -> Any:
 
 
 # --- Round, Floor, Ceil: piecewise constant, so TensorFlow gives them no gradient ----------------------
-@register_op("Round", "Round", inputs=("x",), shape=same_as_input, allowed=SIGNED, c=activation_adapters.round_)
+@register_op("Round", "Round", inputs=("x",), shape=same_as_input, allowed=SIGNED, c=c_activations.round_)
 def round_kernel(x: Any) -> Any:
     """y = x rounded to the nearest integer, halves to even (banker's rounding)."""
     return np.round(x)
 
 
-@register_op("Floor", "Floor", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=activation_adapters.floor)
+@register_op("Floor", "Floor", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=c_activations.floor)
 def floor_kernel(x: Any) -> Any:
     """y = largest integer <= x."""
     return np.floor(x)
 
 
-@register_op("Ceil", "Ceil", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=activation_adapters.ceil)
+@register_op("Ceil", "Ceil", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=c_activations.ceil)
 def ceil_kernel(x: Any) -> Any:
     """y = smallest integer >= x."""
     return np.ceil(x)
@@ -298,19 +299,19 @@ def ceil(x: Any, name: str | None = None) -> Any:
 _BOOL_OUT = same_shape_as_input_with_dtype(dtypes.bool)
 
 
-@register_op("IsNan", "IsNan", inputs=("x",), shape=_BOOL_OUT, allowed=FLOATS, c=activation_adapters.is_nan)
+@register_op("IsNan", "IsNan", inputs=("x",), shape=_BOOL_OUT, allowed=FLOATS, c=c_activations.is_nan)
 def is_nan_kernel(x: Any) -> Any:
     """y = (x is NaN)."""
     return np.isnan(x)
 
 
-@register_op("IsFinite", "IsFinite", inputs=("x",), shape=_BOOL_OUT, allowed=FLOATS, c=activation_adapters.is_finite)
+@register_op("IsFinite", "IsFinite", inputs=("x",), shape=_BOOL_OUT, allowed=FLOATS, c=c_activations.is_finite)
 def is_finite_kernel(x: Any) -> Any:
     """y = (x is neither infinite nor NaN)."""
     return np.isfinite(x)
 
 
-@register_op("IsInf", "IsInf", inputs=("x",), shape=_BOOL_OUT, allowed=FLOATS, c=activation_adapters.is_inf)
+@register_op("IsInf", "IsInf", inputs=("x",), shape=_BOOL_OUT, allowed=FLOATS, c=c_activations.is_inf)
 def is_inf_kernel(x: Any) -> Any:
     """y = (x is +inf or -inf)."""
     return np.isinf(x)

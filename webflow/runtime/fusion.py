@@ -33,8 +33,9 @@ from typing import Any
 from webflow.backends import selection
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.backends.c.adapters import Unsupported, flat_ints
-from webflow.backends.c.math_adapters import MAX_SUMMED_COLUMNS
-from webflow.backends.c.nn_adapters import conv2d_bias_relu, max_pool_grad
+from webflow.backends.c.conv import conv2d_bias_relu
+from webflow.backends.c.pool import max_pool_grad
+from webflow.backends.c.reduce import MAX_SUMMED_COLUMNS
 from webflow.framework.errors import OpError
 from webflow.runtime.kernel_errors import KERNEL_ERRORS, kernel_error, with_op
 

@@ -12,7 +12,7 @@ from typing import Any
 from webflow.backends.arrays import carray as c_array
 from webflow.backends.arrays.carray import CArray
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
-from webflow.backends.c import math_adapters
+from webflow.backends.c import elementwise as c_elementwise
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 
@@ -88,7 +88,7 @@ def add(x: Any, y: Any, sign: int = 1) -> Any:
     if HAVE_NUMPY:
         return (x + y if sign > 0 else x - y).astype(x.dtype, copy=False)
     y = c_array.from_value(y, x.dtype) if not isinstance(y, CArray) else y.astype(x.dtype, copy=False)
-    return (math_adapters.add if sign > 0 else math_adapters.sub)(x, y)
+    return (c_elementwise.add if sign > 0 else c_elementwise.sub)(x, y)
 
 
 def astype(value: Any, dtype: Any) -> Any:

@@ -10,7 +10,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from webflow.backends.c.adapters import Unsupported, broadcast_shapes, c_kernel, check, contiguous, empty, fn, ptr
+from webflow.backends.c.elementwise import MAX_DIMS, broadcast_strides, size_array
 from webflow.backends.c.library import INT, PTR, declare
+from webflow.framework import dtypes
+from webflow.framework.errors import InvalidArgumentError
 
 COMPARISONS = {"Equal": "equal", "NotEqual": "not_equal", "Greater": "greater", "GreaterEqual": "greater_equal",
                "Less": "less", "LessEqual": "less_equal"}
@@ -22,3 +28,88 @@ for _stem in COMPARISONS.values():
         declare(f"wf_{_stem}_{_suffix}", [PTR, PTR, PTR, INT, PTR, PTR, PTR], INT)
 for _width in SELECT_WIDTHS:
     declare(f"wf_select_{_width}", [PTR, PTR, PTR, PTR, INT, PTR, PTR, PTR, PTR], INT)
+
+
+
+_TYPES = tuple(COMPARE_SUFFIX)
+
+
+def _compare(stem: str) -> Any:
+    def adapter(x: Any, y: Any, *, incompatible_shape_error: bool = True) -> Any:
+        c_suffix = COMPARE_SUFFIX.get(x.dtype.name)
+        if c_suffix is None or y.dtype != x.dtype:
+            raise Unsupported("dtype")
+        try:
+            shape = broadcast_shapes(x.shape, y.shape)
+        except ValueError:
+            if stem in ("equal", "not_equal") and incompatible_shape_error:
+                raise InvalidArgumentError(None, None, f"Incompatible shapes: {list(x.shape)} vs. "
+                                                       f"{list(y.shape)}") from None
+            raise Unsupported("shapes") from None  # the NumPy kernel decides (TF2 `==`: a scalar)
+        if len(shape) > MAX_DIMS:
+            raise Unsupported("rank")
+        out = empty(shape, dtypes.bool)
+        if out.size:
+            x, y = contiguous(x), contiguous(y)
+            status = fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), ptr(out), len(shape), size_array(shape),
+                                                 size_array(broadcast_strides(x, shape)),
+                                                 size_array(broadcast_strides(y, shape)))
+            check(status, stem)
+        return out
+
+    adapter.__name__ = f"c_{stem}"
+    adapter.__doc__ = f"wf_{stem}_<t>: z = x {stem} y elementwise (bool), broadcasting."
+    return adapter
+
+
+equal = c_kernel(dtypes=_TYPES)(_compare("equal"))
+not_equal = c_kernel(dtypes=_TYPES)(_compare("not_equal"))
+greater = c_kernel(dtypes=_TYPES)(_compare("greater"))
+greater_equal = c_kernel(dtypes=_TYPES)(_compare("greater_equal"))
+less = c_kernel(dtypes=_TYPES)(_compare("less"))
+less_equal = c_kernel(dtypes=_TYPES)(_compare("less_equal"))
+
+
+def _select(cond: Any, t: Any, e: Any, shape: tuple) -> Any:
+    width = t.itemsize * 8
+    # values are copied as bits: never Python objects (tf.string), whose references would not be counted
+    if cond.dtype.name != "bool" or e.dtype != t.dtype or width not in SELECT_WIDTHS \
+            or getattr(t.dtype, "hasobject", False) or len(shape) > MAX_DIMS:
+        raise Unsupported("operands")
+    out = empty(shape, t.dtype)
+    if out.size:
+        cond, t, e = contiguous(cond), contiguous(t), contiguous(e)
+        status = fn(f"wf_select_{width}")(ptr(cond), ptr(t), ptr(e), ptr(out), len(shape), size_array(shape),
+                                          *(size_array(broadcast_strides(a, shape)) for a in (cond, t, e)))
+        check(status, "select")
+    return out
+
+
+@c_kernel(dtypes=("bool",), min_size=8192)
+def select_v2(cond: Any, t: Any, e: Any) -> Any:
+    """wf_select_<bits>: out = t where cond else e, all three broadcasting."""
+    try:
+        shape = broadcast_shapes(cond.shape, t.shape, e.shape)
+    except ValueError:  # TF's run-time error (without NumPy no fallback kernel would raise it)
+        dims = [f"[{','.join(map(str, a.shape))}]" for a in (cond, t, e)]
+        raise InvalidArgumentError(None, None, f"condition {dims[0]}, then {dims[1]}, and else {dims[2]} must be "
+                                               f"broadcastable") from None
+    return _select(cond, t, e, shape)
+
+
+@c_kernel(dtypes=("bool",), min_size=8192)
+def select(cond: Any, t: Any, e: Any) -> Any:
+    """wf_select_<bits>: out = t where cond else e; a vector cond picks whole rows of t or e."""
+    # the NumPy kernel's (TensorFlow's) messages, raised here: without NumPy no fallback would say them
+    if t.shape != e.shape:
+        raise InvalidArgumentError(None, None, f"'then' and 'else' must have the same size. but received: "
+                                               f"{list(t.shape)} vs. {list(e.shape)}")
+    if cond.ndim == 1 and t.ndim > 1:
+        if cond.shape[0] != t.shape[0]:
+            raise InvalidArgumentError(None, None, f"Number of batches of 'then' must match size of 'cond', "
+                                                   f"but saw: {cond.shape[0]} vs. {t.shape[0]}")
+        cond = contiguous(cond).reshape(cond.shape + (1,) * (t.ndim - 1))
+    elif cond.ndim and cond.shape != t.shape:
+        raise InvalidArgumentError(None, None, f"'cond' and 'then' must have the same size. but received: "
+                                               f"{list(cond.shape)} vs. {list(t.shape)}")
+    return _select(cond, t, e, tuple(t.shape))

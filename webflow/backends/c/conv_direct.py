@@ -34,7 +34,7 @@ from typing import Any
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.backends.c import parallel
 from webflow.backends.c.adapters import aligned, check, empty, fn, ptr
-from webflow.backends.c.conv import Conv2DShape
+from webflow.backends.c.conv_shape import Conv2DShape
 from webflow.backends.c.library import IN_PYODIDE, INT, PTR, SIZE, declare
 from webflow.framework import dtypes
 

@@ -13,6 +13,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from webflow.backends.c import parallel
+from webflow.backends.c.activations import same_shapes
+from webflow.backends.c.adapters import (
+    FLOATS,
+    NUMBERS,
+    PARALLEL_ELEMENTS,
+    Unsupported,
+    broadcast_shapes,
+    c_kernel,
+    call_sliced,
+    check,
+    contiguous,
+    empty,
+    empty_like,
+    fn,
+    prod,
+    ptr,
+    suffix,
+    unary_adapter,
+)
 from webflow.backends.c.library import INT, PTR, SIZE, VOID, declare
 
 FLOAT_UNARY = ("neg", "abs", "square", "sqrt", "rsqrt", "reciprocal", "relu", "exp", "log", "tanh", "sigmoid")
@@ -35,3 +55,132 @@ for _suffix in ("f32", "f64", "i32", "i64"):
     declare(f"wf_relu_grad_{_suffix}", [PTR, PTR, PTR, SIZE], VOID)
     for _name in FLOAT_BINARY if _floating else BINARY:
         declare(f"wf_{_name}_{_suffix}", [PTR, PTR, PTR, INT, PTR, PTR, PTR], INT)
+
+
+INTEGER_UNARY = NUMBERS   # neg abs square relu also exist for i32/i64
+
+
+# --- unary (contiguous): y[i] = f(x[i]) ---------------------------------------------------------------
+# measured (selection.py): NumPy's loops here use AVX-512 (its exp/tanh/sigmoid too), and a ctypes call
+# costs ~5 us, so only relu on large arrays runs in C automatically; the rest when forced.
+neg = c_kernel(dtypes=NUMBERS)(unary_adapter("neg", NUMBERS))
+absolute = c_kernel(dtypes=NUMBERS)(unary_adapter("abs", NUMBERS))
+square = c_kernel(dtypes=NUMBERS)(unary_adapter("square", NUMBERS))
+sqrt = c_kernel(dtypes=FLOATS)(unary_adapter("sqrt", FLOATS))
+rsqrt = c_kernel(dtypes=FLOATS)(unary_adapter("rsqrt", FLOATS))
+reciprocal = c_kernel(dtypes=FLOATS)(unary_adapter("reciprocal", FLOATS))
+relu = c_kernel(dtypes=NUMBERS, min_size=65536)(unary_adapter("relu", NUMBERS))
+exp = c_kernel(dtypes=FLOATS)(unary_adapter("exp", FLOATS))
+log = c_kernel(dtypes=FLOATS)(unary_adapter("log", FLOATS))
+tanh = c_kernel(dtypes=FLOATS)(unary_adapter("tanh", FLOATS))
+sigmoid = c_kernel(dtypes=FLOATS)(unary_adapter("sigmoid", FLOATS))
+
+
+@c_kernel(dtypes=NUMBERS, min_size=8192)
+def relu_grad(gradients: Any, features: Any) -> Any:
+    """wf_relu_grad_<t>: backprops = gradients where features > 0, else 0."""
+    c_suffix = suffix(gradients, NUMBERS)
+    if features.dtype != gradients.dtype:
+        raise Unsupported("dtypes")
+    same_shapes("ReluGrad", gradients, features)
+    gradients, features = contiguous(gradients), contiguous(features)
+    out = empty_like(gradients)
+    call_sliced(f"wf_relu_grad_{c_suffix}", [gradients, features, out], out.size)
+    return out
+
+
+# --- binary with broadcasting: strides 0 on broadcast dimensions --------------------------------------
+def broadcast_strides(array: Any, shape: tuple) -> list:
+    """Element strides of a contiguous `array` read as broadcast to `shape` (0 where it is broadcast)."""
+    lead = len(shape) - array.ndim
+    strides = [0] * lead
+    for dim, size, stride in zip(shape[lead:], array.shape, array.strides):
+        strides.append(0 if size == 1 and dim != 1 else stride // array.itemsize)
+    return strides
+
+
+def _row_major(shape: tuple) -> list:
+    """Element strides of a contiguous array of `shape`."""
+    strides, step = [], 1
+    for dim in reversed(shape):
+        strides.append(step)
+        step *= max(dim, 1)
+    return strides[::-1]
+
+
+def _broadcast_plan(x_shape: tuple, y_shape: tuple) -> tuple:
+    """(output shape, and the C arrays of its shape and of x's and y's broadcast strides) for two shapes.
+
+    Made once per pair of shapes (a training step repeats the same few): computing them on every call
+    cost ~10 us per binary op in Pyodide."""
+    key = (x_shape, y_shape)
+    found = _BROADCAST_PLANS.get(key)
+    if found is None:
+        shape = broadcast_shapes(x_shape, y_shape)
+        if len(_BROADCAST_PLANS) >= 1024:
+            _BROADCAST_PLANS.clear()
+        found = _BROADCAST_PLANS[key] = (shape, size_array(shape), *(
+            size_array(broadcast_element_strides(s, shape)) for s in (x_shape, y_shape)))
+    return found
+
+
+def broadcast_element_strides(own: tuple, shape: tuple) -> list:
+    """broadcast_strides for a contiguous array of shape `own` (0 where it is broadcast)."""
+    lead = len(shape) - len(own)
+    return [0] * lead + [0 if size == 1 and dim != 1 else stride
+                         for dim, size, stride in zip(shape[lead:], own, _row_major(own))]
+
+
+_BROADCAST_PLANS: dict[tuple, tuple] = {}
+
+
+def _binary(stem: str, allowed: tuple) -> Any:
+    def adapter(x: Any, y: Any) -> Any:
+        c_suffix = suffix(x, allowed)
+        if y.dtype != x.dtype:
+            raise Unsupported("mixed dtypes")
+        shape, c_shape, x_strides, y_strides = _broadcast_plan(tuple(x.shape), tuple(y.shape))
+        if len(shape) > MAX_DIMS:
+            raise Unsupported("rank")
+        out = empty(shape, x.dtype)
+        if out.size:
+            x, y = contiguous(x), contiguous(y)
+            if out.size >= 2 * PARALLEL_ELEMENTS and shape[0] > 1 and parallel.threads() > 1:
+                _binary_sliced(f"wf_{stem}_{c_suffix}", x, y, out, shape, x_strides, y_strides)
+            else:
+                status = fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), ptr(out), len(shape), c_shape, x_strides,
+                                                     y_strides)
+                check(status, stem)
+        return out
+
+    adapter.__name__ = f"c_{stem}"
+    adapter.__doc__ = f"wf_{stem}_<t>: z = {stem}(x, y), broadcasting."
+    return adapter
+
+
+def _binary_sliced(name: str, x: Any, y: Any, out: Any, shape: tuple, x_strides: Any, y_strides: Any) -> None:
+    """A big broadcasting binary op cut along its first dimension into slices on parallel threads."""
+    function, rows, row = fn(name), shape[0], prod(shape[1:])
+    x_row, y_row = x_strides[0] * x.itemsize, y_strides[0] * y.itemsize  # 0 where that input is broadcast
+    x_at, y_at, out_at = ptr(x), ptr(y), ptr(out)
+
+    def run(start: int, stop: int) -> int:
+        part = size_array((stop - start,) + tuple(shape[1:]))
+        return function(x_at + start * x_row, y_at + start * y_row, out_at + start * row * out.itemsize,
+                        len(shape), part, x_strides, y_strides)
+
+    for status in parallel.split(rows, run, min_part=max(1, PARALLEL_ELEMENTS // max(row, 1))):
+        check(status, name)
+
+
+# measured: NumPy's add/mul loops equal the C ones on contiguous data and a ctypes call with 7 arguments
+# costs ~3 us more than a ufunc call, so plain arithmetic runs in C only when forced; except big AddV2s
+# (a conv layer's bias add), which the C kernel splits over threads: [50,28,28,32] + [32] 0.71 -> 0.51 ms,
+# [128,28,28,32] + [32] 1.69 -> 1.18 ms (2 threads, one core busy with another job).
+add = c_kernel(dtypes=NUMBERS, min_size=2 * PARALLEL_ELEMENTS)(_binary("add", NUMBERS))
+sub = c_kernel(dtypes=NUMBERS)(_binary("sub", NUMBERS))
+mul = c_kernel(dtypes=NUMBERS)(_binary("mul", NUMBERS))
+maximum = c_kernel(dtypes=NUMBERS)(_binary("maximum", NUMBERS))
+minimum = c_kernel(dtypes=NUMBERS)(_binary("minimum", NUMBERS))
+squared_difference = c_kernel(dtypes=NUMBERS)(_binary("squared_difference", NUMBERS))
+div = c_kernel(dtypes=FLOATS)(_binary("div", FLOATS))

@@ -16,7 +16,26 @@ And float32 products with a thin side (webflow/wasm/gemm_thin.c), on threads of 
 
 from __future__ import annotations
 
+from typing import Any
+
+from webflow.backends import selection
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY
+from webflow.backends.c import parallel
+from webflow.backends.c.adapters import (
+    FLOATS,
+    Unsupported,
+    broadcast_shapes,
+    c_kernel,
+    contiguous,
+    empty,
+    fn,
+    prod,
+    ptr,
+    suffix,
+)
+from webflow.backends.c.elementwise import broadcast_element_strides
 from webflow.backends.c.library import F32, F64, INT, PTR, SIZE, VOID, declare
+from webflow.framework.errors import InvalidArgumentError
 
 for _suffix, _real in (("f32", F32), ("f64", F64)):
     declare(f"wf_gemm_{_suffix}", [INT, INT, SIZE, SIZE, SIZE, _real, PTR, SIZE, PTR, SIZE, _real, PTR, SIZE], VOID)
@@ -31,3 +50,146 @@ declare("wf_gemm_few_rows_f32", [SIZE, SIZE, SIZE, PTR, PTR, PTR, PTR, SIZE], VO
 declare("wf_gemm_outer_f32", [SIZE, SIZE, SIZE, PTR, PTR, PTR, SIZE], VOID)
 declare("wf_gemm_few_rows_transposed_workspace", [SIZE, SIZE], SIZE)
 declare("wf_gemm_few_rows_transposed_f32", [SIZE, SIZE, SIZE, PTR, PTR, PTR, PTR, SIZE], VOID)
+
+
+# --- MatMul: one GEMM call with the transposes folded into the packing ----------------------------
+def _gemm_args(a_shape: Any, b_shape: Any, transpose_a: bool, transpose_b: bool) -> tuple:
+    m, k = (a_shape[1], a_shape[0]) if transpose_a else a_shape[-2:]
+    k_b, n = (b_shape[1], b_shape[0]) if transpose_b else b_shape[-2:]
+    return m, n, k, k_b
+
+
+# Float32 products with a thin side run gemm_thin.c's kernels, natively from 2^22 multiply-adds: a few rows
+# times a wide matrix (a dense layer's forward at a small batch), a short sum of outer products (its weight
+# gradient) and a few rows times a transposed matrix (its input gradient, dy W^T). Every other MatMul runs
+# NumPy's BLAS unless the backend is forced to C (then wf_gemm). The Deep MNIST CNN's fc1 at batch 50,
+# OpenBLAS -> C, ms: min / median of 100 interleaved calls on one thread, 50x3136 @ 3136x1024 3.04/3.31 ->
+# 2.50/2.85, 3136x50 @ 50x1024 2.56/2.78 -> 2.39/2.55; in the training step on 2 threads (the min over 20
+# traced steps, both in one process, alternating) forward 2.09 -> 1.62, weight gradient 1.73 -> 1.38. The
+# input gradient, 50x1024 @ (3136x1024)^T, min of 100 interleaved calls: one thread 4.08 -> 2.74, two
+# 2.74-2.81 -> 1.75-1.80; whole training steps switching between the two every 4 steps in one process,
+# median 29.5 -> 28.5, 32.0 -> 29.2 and 31.4 -> 30.4 (three processes, a noisy VM). At batch 128, blocks of
+# 10 calls on 2 threads, OpenBLAS -> C, min / median: forward 3.57-3.63/5.1-5.2 -> 3.42-3.51/4.5-4.8, input
+# gradient 3.70-3.77/5.4 -> 3.03-3.06/3.7, weight gradient 3.06-3.13/4.15-4.28 -> 3.57-3.69/4.34-4.52: the
+# weight gradient alone is slower, but with all three in C, OpenBLAS's own thread (woken by each of its
+# products, beside webflow's two) went from 16.8 ms of CPU per step to 0.2, and the process from 130 ms of CPU
+# per step to 111 (steps of 71 and 61 ms, one process each). Whole steps at batch 128, THIN_MAX switched
+# between 64 and 128 every 8 steps (the first 4 not timed), median 69.6 -> 68.6, 69.0 -> 67.4, 69.3 -> 68.0 ms.
+# Without NumPy (Pyodide) wf_gemm keeps every product: measured natively only.
+THIN_MAX = 128
+THIN_MIN_MULTIPLY_ADDS = 1 << 22
+
+
+def _thin_graph_product(op: Any) -> bool:
+    """Plan time: whether this MatMul node's static shapes go to the thin kernels (unknown shapes: perhaps)."""
+    a, b = (tensor.shape.as_list() if tensor.shape.rank == 2 else None for tensor in op.inputs)
+    if a is None or b is None or None in a + b:
+        return True  # the adapter decides on the values, and hands NumPy what it does not take
+    transposes = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    m, n, k, k_b = _gemm_args(a, b, *transposes)
+    c_suffix = "f32" if op.inputs[0].dtype.base_dtype.name == "float32" else ""
+    return k == k_b and _thin_kernel(c_suffix, m, n, k, *transposes) is not None
+
+
+@c_kernel(dtypes=FLOATS, min_size=1 << 14, wins=_thin_graph_product)
+def matmul(a: Any, b: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
+    """wf_gemm_<t>: C = op(A) op(B) (float32 with a thin side: wf_gemm_few_rows_f32 / wf_gemm_outer_f32)."""
+    c_suffix = suffix(a)
+    if b.dtype != a.dtype or a.ndim != 2 or b.ndim != 2:
+        raise Unsupported("operands")
+    m, n, k, k_b = _gemm_args(a.shape, b.shape, transpose_a, transpose_b)
+    thin = _thin_kernel(c_suffix, m, n, k, transpose_a, transpose_b) if k == k_b else None
+    if thin is None and HAVE_NUMPY and selection.automatic():
+        raise Unsupported("NumPy's BLAS")
+    if k != k_b:  # TF's run-time message; raised here because without NumPy (Pyodide) no fallback would say it
+        raise ValueError(f"Matrix size-incompatible: In[0]: [{a.shape[0]},{a.shape[1]}], "
+                         f"In[1]: [{b.shape[0]},{b.shape[1]}]")
+    a, b = contiguous(a), contiguous(b)
+    out = empty((m, n), a.dtype)
+    if thin is not None:
+        thin(m, n, k, a, b, out)
+        return out
+    fn(f"wf_gemm_{c_suffix}")(int(transpose_a), int(transpose_b), m, n, k, 1.0, ptr(a), a.shape[1],
+                              ptr(b), b.shape[1], 0.0, ptr(out), n)
+    return out
+
+
+def _thin_kernel(c_suffix: str, m: int, n: int, k: int, transpose_a: bool, transpose_b: bool) -> Any:
+    """_few_rows, _outer or _few_rows_transposed when the product has a thin side they take (see THIN_MAX),
+    else None."""
+    if not HAVE_NUMPY or c_suffix != "f32" or (transpose_a and transpose_b) or m * n * k < THIN_MIN_MULTIPLY_ADDS \
+            or n % fn("wf_gemm_thin_columns")():
+        return None
+    if transpose_a:
+        return _outer if k <= THIN_MAX else None
+    if transpose_b:
+        return _few_rows_transposed if m <= THIN_MAX else None
+    return _few_rows if m <= THIN_MAX else None
+
+
+def _few_rows(m: int, n: int, k: int, a: Any, b: Any, out: Any) -> None:
+    threads = parallel.threads()
+    work = empty(threads * fn("wf_gemm_few_rows_workspace")(), a.dtype)  # one workspace per thread
+    fn("wf_gemm_few_rows_f32")(m, n, k, ptr(a), ptr(b), ptr(out), ptr(work), threads)
+
+
+def _outer(m: int, n: int, k: int, a: Any, b: Any, out: Any) -> None:
+    fn("wf_gemm_outer_f32")(m, n, k, ptr(a), ptr(b), ptr(out), parallel.threads())
+
+
+def _few_rows_transposed(m: int, n: int, k: int, a: Any, b: Any, out: Any) -> None:
+    work = empty(fn("wf_gemm_few_rows_transposed_workspace")(m, k), a.dtype)  # A^T, packed
+    fn("wf_gemm_few_rows_transposed_f32")(m, n, k, ptr(a), ptr(b), ptr(out), ptr(work), parallel.threads())
+
+
+def _dims(shape: tuple) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _batch_offsets(batch: tuple, own: tuple) -> list:
+    """For each entry of the broadcast `batch` (row-major), the index of the matrix it reads in a batch `own`."""
+    own = (1,) * (len(batch) - len(own)) + tuple(own)
+    strides = broadcast_element_strides(own, batch) if batch else []
+    offsets = [0]
+    for dim, stride in zip(batch, strides):
+        offsets = [o + i * stride for o in offsets for i in range(dim)]
+    return offsets
+
+
+@c_kernel(dtypes=FLOATS)
+def batch_matmul(x: Any, y: Any, *, adj_x: bool, adj_y: bool) -> Any:
+    """wf_gemm_batched_<t>: C[i] = op(A[i]) op(B[i]); a batch of one is shared (stride 0).
+
+    Other batch broadcasting ([2,1] with [1,3]) runs one wf_gemm per output matrix. Bad shapes raise
+    TensorFlow's run-time errors here: without NumPy (Pyodide) no fallback kernel would say them."""
+    c_suffix = suffix(x)
+    if y.dtype != x.dtype or x.ndim < 2 or y.ndim < 2:
+        raise Unsupported("operands")
+    batch_x, batch_y = tuple(x.shape[:-2]), tuple(y.shape[:-2])
+    try:
+        batch = broadcast_shapes(batch_x, batch_y)
+    except ValueError:
+        raise InvalidArgumentError(None, None, f"In[0] and In[1] must have compatible batch dimensions: "
+                                               f"{_dims(x.shape)} vs. {_dims(y.shape)}") from None
+    m, k = (x.shape[-1], x.shape[-2]) if adj_x else x.shape[-2:]
+    k_b, n = (y.shape[-1], y.shape[-2]) if adj_y else y.shape[-2:]
+    if k != k_b:
+        raise InvalidArgumentError(None, None, f"Matrix size-incompatible: In[0]: {_dims(x.shape)}, "
+                                               f"In[1]: {_dims(y.shape)}")
+    count_x, count_y, count = int(prod(batch_x)), int(prod(batch_y)), int(prod(batch))
+    x, y = contiguous(x), contiguous(y)
+    out = empty(batch + (m, n), x.dtype)
+    if not out.size:
+        return out
+    if count_x in (1, count) and count_y in (1, count) and (count_x == 1 or batch_x == batch) \
+            and (count_y == 1 or batch_y == batch):
+        fn(f"wf_gemm_batched_{c_suffix}")(
+            int(adj_x), int(adj_y), m, n, k, 1.0, ptr(x), x.shape[-1], 0 if count_x == 1 else m * k,
+            ptr(y), y.shape[-1], 0 if count_y == 1 else k * n, 0.0, ptr(out), n, m * n, count)
+        return out
+    gemm, size = fn(f"wf_gemm_{c_suffix}"), x.itemsize
+    base_x, base_y, base_out = ptr(x), ptr(y), ptr(out)
+    for i, (a, b) in enumerate(zip(_batch_offsets(batch, batch_x), _batch_offsets(batch, batch_y))):
+        gemm(int(adj_x), int(adj_y), m, n, k, 1.0, base_x + a * m * k * size, x.shape[-1],
+             base_y + b * k * n * size, y.shape[-1], 0.0, base_out + i * m * n * size, n)
+    return out

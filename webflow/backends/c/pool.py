@@ -18,7 +18,25 @@ each also as _f64 (double buffers). And float32 MaxPool passes on the C library'
 
 from __future__ import annotations
 
+import ctypes
+from typing import Any
+
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY
+from webflow.backends.c import parallel
+from webflow.backends.c.adapters import (
+    Unsupported,
+    c_kernel,
+    check,
+    contiguous,
+    empty,
+    fn,
+    ptr,
+    suffix,
+)
+from webflow.backends.c.conv import F32, sizes_of, window_geometry
+from webflow.backends.c.conv_shape import Conv2DShape
 from webflow.backends.c.library import INT, PTR, SIZE, declare
+from webflow.framework import dtypes
 
 for _suffix in ("f32", "f64"):  # the same kernels in float and double (pool_template.h)
     declare(f"wf_max_pool_{_suffix}", [PTR, PTR, PTR], INT)
@@ -29,3 +47,83 @@ for _suffix in ("f32", "f64"):  # the same kernels in float and double (pool_tem
     declare(f"wf_avg_pool_grad_{_suffix}", [PTR, PTR, PTR], INT)
 declare("wf_max_pool_parallel_f32", [PTR, PTR, PTR, SIZE], INT)
 declare("wf_max_pool_grad_parallel_f32", [PTR, PTR, PTR, PTR, INT, PTR, PTR, SIZE], INT)
+
+
+_MIN_POOL_IMAGES = 8  # MaxPool: ~5 us an image (conv1's, 28x28x32), so fewer per thread do not pay a hand-off
+
+# --- pooling ----------------------------------------------------------------------------------------
+def _pool_geometry(input_shape: tuple, attrs: dict) -> Conv2DShape:
+    ksize = list(attrs["ksize"])
+    if len(ksize) != 4 or ksize[0] != 1 or ksize[3] != 1 or attrs.get("explicit_paddings"):
+        raise Unsupported("ksize")
+    return window_geometry(input_shape, ksize[1:3], input_shape[3] if len(input_shape) == 4 else 1,
+                            {**attrs, "dilations": (1, 1, 1, 1)})
+
+
+def _pooled(shape: Conv2DShape) -> tuple:
+    return (shape.batch, shape.out_height, shape.out_width, shape.in_channels)
+
+
+@c_kernel(dtypes=F32, min_size=8192)
+def max_pool(x: Any, **attrs: Any) -> Any:
+    """wf_max_pool_parallel_f32: y = max over each window (TF: starts at the lowest finite float)."""
+    suffix(x, F32)
+    shape = _pool_geometry(x.shape, attrs)
+    out = empty(_pooled(shape), dtypes.float32)
+    x = contiguous(x)  # a name holds the copy while C reads it (a bare ptr(contiguous(x)) frees it first)
+    check(fn("wf_max_pool_parallel_f32")(ctypes.byref(shape), ptr(x), ptr(out), _pool_threads(shape)), "max_pool")
+    return out
+
+
+@c_kernel(dtypes=F32, min_size=8192)
+def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, *, relu: bool = False, sums: bool = False,
+                  **attrs: Any) -> Any:
+    """wf_max_pool_grad_parallel_f32: each window's gradient goes to its first maximal input cell. With `relu`
+    (runtime/fusion.py), then ReluGrad with orig_input as the features: 0 where orig_input <= 0. With `sums`,
+    returns (that gradient, its sum over all but the channel axis) with the bits of c_kernels_math.sum_blocks
+    (a conv layer's bias gradient, fused)."""
+    suffix(orig_input, F32)
+    shape = _pool_geometry(orig_input.shape, attrs)
+    if orig_output.shape != _pooled(shape) or grad.shape != _pooled(shape) or grad.dtype != orig_input.dtype:
+        raise Unsupported("shapes")
+    out = empty(orig_input.shape, dtypes.float32)
+    orig_input, grad = contiguous(orig_input), contiguous(grad)  # held here while C reads them
+    channels = orig_input.shape[-1]
+    summed = empty((channels,), dtypes.float32) if sums else None
+    partials = empty((shape.batch, channels), dtypes.float32) if sums else None
+    status = fn("wf_max_pool_grad_parallel_f32")(ctypes.byref(shape), ptr(orig_input), ptr(grad), ptr(out),
+                                                 int(relu), ptr(summed) if sums else None,
+                                                 ptr(partials) if sums else None, _pool_threads(shape))
+    check(status, "max_pool_grad")
+    return (out, summed) if sums else out
+
+
+def _pool_threads(shape: Conv2DShape) -> int:
+    """Threads of the C library for a MaxPool pass: images are independent, each thread claims 4 at a time
+    (wasm/pool.c); at least _MIN_POOL_IMAGES images per thread, as a hand-off costs ~20 us, ~4 images' work."""
+    return max(1, min(parallel.threads(), shape.batch // _MIN_POOL_IMAGES)) if HAVE_NUMPY else 1
+
+
+@c_kernel(dtypes=F32, min_size=8192)
+def avg_pool(x: Any, **attrs: Any) -> Any:
+    """wf_avg_pool_f32: y = mean of each window's in-bounds cells."""
+    suffix(x, F32)
+    shape = _pool_geometry(x.shape, attrs)
+    out = empty(_pooled(shape), dtypes.float32)
+    x = contiguous(x)  # a name holds the copy while C reads it (a bare ptr(contiguous(x)) frees it first)
+    check(fn("wf_avg_pool_f32")(ctypes.byref(shape), ptr(x), ptr(out)), "avg_pool")
+    return out
+
+
+@c_kernel(dtypes=F32, min_size=8192, size_input=1)
+def avg_pool_grad(orig_input_shape: Any, grad: Any, **attrs: Any) -> Any:
+    """wf_avg_pool_grad_f32: each window's gradient shared among its in-bounds cells."""
+    suffix(grad, F32)
+    x_shape = sizes_of(orig_input_shape)
+    shape = _pool_geometry(x_shape, attrs)
+    if grad.shape != _pooled(shape):
+        raise Unsupported("shapes")
+    out = empty(x_shape, dtypes.float32)
+    grad = contiguous(grad)  # a name holds the copy while C reads it
+    check(fn("wf_avg_pool_grad_f32")(ctypes.byref(shape), ptr(grad), ptr(out)), "avg_pool_grad")
+    return out

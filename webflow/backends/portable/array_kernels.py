@@ -22,8 +22,9 @@ from webflow.backends.arrays.carray import CArray
 
 # noqa: F401  (c_cast declares wf_copy_strided)
 from webflow.backends.c import cast as c_cast  # noqa: F401  (c_cast declares wf_copy_strided)
+from webflow.backends.c import elementwise as c_elementwise
 from webflow.backends.c import library as c_library  # noqa: F401  (c_cast declares wf_copy_strided)
-from webflow.backends.c import math_adapters
+from webflow.backends.c import reduce as c_reduce
 from webflow.backends.c.adapters import broadcast_shapes, check, contiguous, flat_ints, fn
 from webflow.backends.c.elementwise import MAX_DIMS, size_array
 from webflow.framework.errors import InvalidArgumentError
@@ -338,8 +339,8 @@ logical_or = _logical(lambda a, b: 1 if a or b else 0)
 
 def l2_loss(t: Any) -> CArray:
     """y = sum(t^2) / 2 (the C square and sum kernels)."""
-    squares = math_adapters.square(t)
-    total = math_adapters.sum_reduce(squares.reshape(-1), c_array.from_value([0], "int32"), keep_dims=False)
+    squares = c_elementwise.square(t)
+    total = c_reduce.sum_reduce(squares.reshape(-1), c_array.from_value([0], "int32"), keep_dims=False)
     return c_array.from_value(total.item() / 2, t.dtype)
 
 

@@ -19,7 +19,8 @@ from typing import Any
 from webflow.backends.arrays import carray as c_array
 from webflow.backends.arrays.carray import CArray
 from webflow.backends.c.adapters import broadcast_shapes, flat_ints
-from webflow.backends.c.math_adapters import add, sum_reduce
+from webflow.backends.c.elementwise import add
+from webflow.backends.c.reduce import sum_reduce
 from webflow.framework.errors import InvalidArgumentError
 
 
