@@ -58,7 +58,7 @@ bench-mnist: $(VENV)/.installed
 demo: $(VENV)/.installed
 	# Both cores (webflow's kernel threads + OpenBLAS): 300 steps 14.2 s vs 18.1 s on one thread; with another
 	# job hogging a core 10.9 s vs 10.2 s for 150 steps. (The 84 s vs 8 s of old came from OpenBLAS's spinning
-	# idle threads, which webflow now tells to sleep: backends/numpy_backend.py.)
+	# idle threads, which webflow now tells to sleep: backends/arrays/numpy_arrays.py.)
 	$(PY) -m webflow.demo $(ARGS)
 
 lint: $(VENV)/.installed

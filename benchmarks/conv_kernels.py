@@ -4,7 +4,7 @@
 
 Layers (NHWC input, HWIO filter, stride 1, SAME): conv1 [b,28,28,1] * [5,5,1,32]; conv2 [b,14,14,32] * [5,5,32,64];
 batch b = 50 and 128. For each: forward (Conv2D), backprop input (Conv2DBackpropInput), backprop filter
-(Conv2DBackpropFilter). webflow's NumPy kernels (webflow/ops/conv_kernels.py) are timed directly, without op
+(Conv2DBackpropFilter). webflow's NumPy kernels (webflow/backends/numpy/conv.py) are timed directly, without op
 dispatch; TensorFlow's by re-running this file under its interpreter (--tf-python, else $WEBFLOW_TF_PYTHON),
 calling tf.raw_ops eagerly. --threads N sets TensorFlow's intra-op threads (webflow's BLAS threads come from
 OPENBLAS_NUM_THREADS). Each figure is the best of several repeats; on a shared machine they still vary.

@@ -20,8 +20,8 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TABLES = ("array", "conv", "core", "indexing", "linalg", "logic", "math", "moments", "nn_activation", "nn", "pool",
-          "random", "reduction", "training")
+TABLES = ("array", "control_flow", "conv", "core", "indexing", "linalg", "logic", "math", "moments", "nn_activation",
+          "nn", "pool", "random", "reduction", "state", "training")
 CASE_LISTS = ("CASES", "MASK_CASES")
 
 

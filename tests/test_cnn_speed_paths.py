@@ -1,5 +1,5 @@
 """The fast paths of the Deep MNIST CNN step (benchmarks/cnn_throughput.py) against independent references:
-convolutions and MaxPoolGrad split over threads (backends/parallel.py), blocked im2col, the folded bias-gradient
+convolutions and MaxPoolGrad split over threads (backends/c/parallel.py), blocked im2col, the folded bias-gradient
 Sum, and run targets that are always run (TensorFlow's grappler keeps fetch nodes)."""
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ import importlib
 import os
 import pkgutil
 import sys
+import warnings
 
 import pytest
 from op_harness import OpCase, build_gradient_graph, build_graph, gradient_setup, graph_modes
@@ -50,19 +51,19 @@ def _import_every_module() -> None:
 
 
 def table_rows() -> list:
-    """(table module name, OpCase) for every row of every op table."""
+    """(table module name, name of the list holding the row, OpCase) for every row of every op table."""
     if TABLES not in sys.path:
         sys.path.insert(0, TABLES)  # where pytest imports them from, so the modules are shared
     rows = []
     for path in sorted(glob.glob(os.path.join(TABLES, "test_*_table.py"))):
         name = os.path.splitext(os.path.basename(path))[0]
         module = importlib.import_module(name)
-        for value in list(vars(module).values()):
+        for list_name, value in list(vars(module).items()):
             if isinstance(value, list):
                 for row in value:
                     row = row.values[0] if hasattr(row, "values") and hasattr(row, "marks") else row  # pytest.param
                     if isinstance(row, OpCase):
-                        rows.append((name, row))
+                        rows.append((name, list_name, row))
     return rows
 
 
@@ -109,9 +110,11 @@ def coverage(ops: dict) -> dict:
     rows = table_rows()
     assert len(rows) > 300, f"only {len(rows)} op table rows found in {TABLES}"
     try:
-        for table, case in rows:
-            for op_type in op_types_of_row(case):
-                covered.setdefault(op_type, []).append(f"{table}:{case.id}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # rows on deprecated TF1 functions
+            for table, _, case in rows:
+                for op_type in op_types_of_row(case):
+                    covered.setdefault(op_type, []).append(f"{table}:{case.id}")
     finally:
         random_seed.set_global_seed(None)  # eager random rows drew numbers: the next test starts afresh
     return covered
@@ -123,6 +126,18 @@ def test_coverage_is_collected_from_the_rows(coverage: dict) -> None:
     assert "test_core_table:matmul" in coverage["MatMul"]
     unknown = sorted(set(coverage) - set(registry.OPS))
     assert not unknown, f"rows built op types the registry does not know: {unknown}"
+
+
+def test_every_table_runs_without_numpy_too() -> None:
+    """tests/no_numpy_tables.py names the tables it runs; a table missing there would go untested without NumPy."""
+    import no_numpy_tables
+
+    files = {os.path.basename(path)[len("test_"):-len("_table.py")]
+             for path in glob.glob(os.path.join(TABLES, "test_*_table.py"))}
+    unread = sorted(files - set(no_numpy_tables.TABLES))
+    assert not unread, f"tables tests/no_numpy_tables.py does not run: {unread}"
+    lists = sorted({list_name for _, list_name, _ in table_rows()} - set(no_numpy_tables.CASE_LISTS))
+    assert not lists, f"row lists tests/no_numpy_tables.py does not read: {lists}"
 
 
 def test_every_op_type_has_a_table_row(ops: dict, coverage: dict) -> None:

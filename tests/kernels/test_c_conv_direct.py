@@ -2,7 +2,7 @@
 tile shape (1-4 vectors of output channels), ragged pixel tiles, images smaller than a tile, strides 1-3,
 dilations, SAME/VALID (whose windows' rows of padding the kernels skip, and the forward's tiles of same-tap
 columns their columns of padding); the input gradient as the stride-1 convolution with the flipped filter;
-images and slices shared out over threads; and the threaded adapters (backends/c_conv_direct.py)."""
+images and slices shared out over threads; and the threaded adapters (backends/c/conv_direct.py)."""
 
 from __future__ import annotations
 

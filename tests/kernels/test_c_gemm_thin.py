@@ -1,5 +1,5 @@
 """gemm_thin.c (wf_gemm_few_rows_f32, wf_gemm_outer_f32, wf_gemm_few_rows_transposed_f32) against float64
-NumPy products, directly and through the MatMul adapter's policy (backends/c_kernels_math.py): ragged tiles,
+NumPy products, directly and through the MatMul adapter's policy (backends/c/gemm.py): ragged tiles,
 k across blocks, threads."""
 
 from __future__ import annotations

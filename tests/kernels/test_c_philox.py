@@ -1,4 +1,4 @@
-"""Philox-4x32-10 in C (webflow/wasm/philox.c) against webflow/ops/philox.py, which is bit-exact with
+"""Philox-4x32-10 in C (webflow/wasm/philox.c) against webflow/framework/philox.py, which is bit-exact with
 TensorFlow (tests/test_random_tf_exact.py checks that): the same uint32 stream and uniform floats."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def test_uniform_floats_match_random_ops(seed, seed2, count):
 def test_kernel_families_import_and_run_without_numpy():
     """As in Pyodide without NumPy: `webflow` stubbed as a bare package, numpy unimportable; the seven
     signature modules import, and kernels run on array.array buffers (Philox checked against the
-    pure-Python philox4x32 of ops/philox.py, which needs no NumPy for Python ints)."""
+    pure-Python philox4x32 of framework/philox.py, which needs no NumPy for Python ints)."""
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     code = textwrap.dedent(f"""
         import array, math, sys, types

@@ -1,5 +1,6 @@
 """Normal and truncated normal in C (webflow/wasm/philox.c, philox_normal.h) against the NumPy path
-(ops/random_distributions.py, TensorFlow's numbers) and the pure-Python one (backends/python_random.py).
+(backends/numpy/random_distributions.py, TensorFlow's numbers) and the pure-Python one
+(backends/portable/random_kernels.py).
 
 Box-Muller's inputs are 23-bit mantissas, so every input it can see (2^23 values of u1 and of u2) is checked:
   - with the C library's logf/sinf/cosf passed in (natively): bit for bit the NumPy path's values;

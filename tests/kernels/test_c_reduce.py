@@ -103,7 +103,7 @@ def test_reduce_nothing_and_everything():
         assert np.array_equal(reduce("max", x, axes), np.max(x, axis=axes) if axes else x)
 
 
-# --- the Sum adapter's column sums (backends/c_kernels_math.py): leading axes into a short row -----------
+# --- the Sum adapter's column sums (backends/c/reduce.py): leading axes into a short row -----------
 @pytest.mark.parametrize("shape, axes, keep_dims", [
     ((50, 28, 28, 32), (0, 1, 2), False),    # conv1's bias gradient: each image, then the images
     ((128, 14, 14, 64), (0, 1, 2), True),

@@ -114,6 +114,7 @@ ROWS = np.array([2, 0, 2], np.int32)  # row 2 twice
 
 
 def g(rows=None):
+    """A random array of the variables' SHAPE, or of `rows` rows (a sparse update's gradient)."""
     return r(*((SHAPE[0],) if rows is None else (rows,)), SHAPE[1])
 
 
@@ -137,8 +138,8 @@ CASES = [
                [g(), g() * 0.1, pos(*SHAPE) + 0.1, g(), f32(0.01), f32(0.9), f32(0.5), f32(1e-7), g()],
                np_centered_rms_prop),
     update_row("apply_adagrad", "ApplyAdagrad", 2, [g(), pos(*SHAPE), f32(0.1), g()], np_adagrad),
-    update_row("apply_adadelta", "ApplyAdadelta", 3, [g(), pos(*SHAPE), pos(*SHAPE), f32(1.0), f32(0.95), f32(1e-6), g()],
-               np_adadelta),
+    update_row("apply_adadelta", "ApplyAdadelta", 3,
+               [g(), pos(*SHAPE), pos(*SHAPE), f32(1.0), f32(0.95), f32(1e-6), g()], np_adadelta),
     # sparse updates: grad rows for the variable rows in ROWS
     update_row("sparse_apply_momentum", "SparseApplyMomentum", 2, [g(), g(), f32(0.1), g(3), ROWS, f32(0.9)],
                sparse(np_momentum, 2)),

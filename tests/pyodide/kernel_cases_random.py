@@ -2,7 +2,7 @@
 run native or in Pyodide, with log/sin/cos pointers NULL (the kernels' own double-precision functions:
 the only mode inside Pyodide). Oracle: TensorFlow's recipe written here in Python, with Python's math
 log/sin/cos rounded to float32 (what the pure-Python path computes without a C library), on Philox words
-from webflow/ops/philox.py. Expected: bit for bit (test_c_philox_normal.py checks every possible input
+from webflow/framework/philox.py. Expected: bit for bit (test_c_philox_normal.py checks every possible input
 natively, and the libm-pointer mode against the NumPy path)."""
 
 from __future__ import annotations

@@ -222,7 +222,7 @@ def _philox_words(generator: PhiloxGenerator, start_block: int = 0) -> tuple[np.
 
 
 def philox_case() -> Case:
-    """The uint32 stream and TF's uniform floats, bit for bit as ops/philox.py; the 128-bit counter carry."""
+    """The uint32 stream and TF's uniform floats, bit for bit as framework/philox.py; the 128-bit counter carry."""
     case = Case()
     job = case.job
     for (seed, seed2), count in itertools.product([(1, 2), (87654321, 0), (2**63 + 5, 2**64 - 1), (123, 2**40 + 17)],

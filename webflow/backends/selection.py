@@ -1,42 +1,19 @@
 """Which backend runs each op: NumPy (the reference), native C (ctypes) or WASM-SIMD (the same C in Pyodide).
 
-Every op has its NumPy kernel; an op with a C adapter (backends/c_kernels_*.py) also gets a C kernel,
-stored in `OpDef.kernels` under "native" in CPython or "wasm" inside Pyodide (one adapter, two libraries).
+Every op has its NumPy kernel; an op whose stanza names a C kernel (`c=`, backends/c/<source>.py) also gets
+it, stored in `OpDef.kernels` under "native" in CPython or "wasm" inside Pyodide (one adapter, two libraries).
 
-Automatic policy (the default): per op and size, the backend measured faster on this machine. Each
-adapter's `min_size` says from how many elements its C kernel wins (None: never, NumPy always wins), and
-its `wins(op)`, if any, on which static shapes of a graph op (MatMul: only a product with a thin side).
-Measured with benchmarks/backend_crossover.py, us per kernel call NumPy -> C (2-core Zen 5 VM shared
-with other jobs, one OpenBLAS thread, NumPy with AVX-512 loops, C built -mavx2; noisy, read as rough):
-  - a ctypes call costs ~5-13 us here (ndarray.ctypes.data alone ~1.5 us per pointer), so C never wins
-    on small tensors: AddV2 64 elements 0.4 -> 13 us; 100k 19 -> 23 us. Add/sub/mul/div, neg/abs/square/
-    sqrt, reductions (Sum 100k: 23 -> 39), gather, cast: NumPy unless forced. Except a Sum over the leading
-    axes into at most 128 columns (a bias gradient) from 64k elements: NumPy's loop over such short rows is
-    slow ([128,28,28,32] -> [32]: 2.57 -> 0.76 ms), so C (c_kernels_math.sum_reduce).
-  - Exp / Tanh / Sigmoid: NumPy's AVX-512 loops win at every size (Tanh 100k: 28 -> 102): NumPy.
-  - Softmax / xent: C wins only below ~4k elements, by 1-4 us (Softmax 100k: 407 -> 565): NumPy.
-  - MatMul 316x316: 568 -> 1267: NumPy + OpenBLAS, except float32 products with a thin side (at most 64 rows,
-    or 64 summed terms; a dense layer at batch 50): C from 2^22 multiply-adds (c_kernels_math.matmul).
-    Conv2D 8x28x28x32 * 5x5x32x64 through C's im2col + GEMM:
-    8.8 -> 16.2 ms, so the conv adapters run C only through the direct convolution (c_conv_direct.py; the
-    CNN's conv2 at batch 50, one thread, min of 12: forward 9.6 -> 6.0 ms, input gradient 9.5 (OpenBLAS + C
-    col2im) -> 6.0, filter gradient 10.8 -> 7.6) and hand every other shape to NumPy.
-  - Conv2DBackpropInput (same conv) by im2col: 14.8 -> 12.6 ms (NumPy's col2im adds window by window): C
-    from 100k elements of out_backprop (one size measured). Conv2DBackpropFilter: 14.7 -> 14.2, a tie.
-  - ReluGrad: C from 8k (16k: 66 -> 9 us; np.where is slow). Relu: C from 64k (100k: 24 -> 17).
-  - Select / SelectV2: C from 8k (dropout's mask, 128x1024: 640 -> 63 us; np.where mispredicts a branch
-    on every other element of a random mask).
-  - MaxPool / AvgPool 2x2: C from 8k (100k: 45 -> 26 and 47 -> 22); MaxPoolGrad 32x28x28x32: 2.4 -> 1.1 ms.
-  - fused optimizer updates: C from 64k (Adam 100k: 459 -> 412 us; 16k: 36 -> 46); Adam from 16k (one
-    apply_gradients run on 51200 floats: 245 -> 134 us, NumPy making ~10 temporaries).
-  - RandomUniform: always C (64 values: 97 -> 22 us; 100k: 4257 -> 261; the same bits either way).
-  In Pyodide (wasm) NumPy has no AVX-512 loops and the call is cheaper: these limits are CPython's.
+Automatic policy (the default): per op and size, the backend measured faster on this machine. Each C
+kernel's `min_size` says from how many elements it wins (None: never, NumPy always wins), and its `wins(op)`,
+if any, on which static shapes of a graph op (MatMul: only a product with a thin side). The crossovers and
+their figures: benchmarks/FIGURES.md (re-measured by benchmarks/backend_crossover.py); in short, a ctypes call
+costs ~5-13 us, so C wins where NumPy's loop is slow (np.where, short rows, pooling), not on plain arithmetic.
 Override: env WEBFLOW_BACKEND=numpy|native|wasm, or `webflow.config.set_backend(name)`: every op that
 has a kernel on that backend uses it. No compiler or library -> NumPy, said once (a RuntimeWarning).
 
 Without NumPy (Pyodide by default) values are `c_array.CArray`s: every op with a C kernel runs it whatever
-the size, the bookkeeping ops run their pure-Python kernels (backends/python_kernels.py), and any other op
-raises `NumpyUnavailable` naming itself when it runs ("op X has no kernel without NumPy").
+the size, the other ops run the pure-Python kernel their stanza names (`portable=`, backends/portable/), and any op
+without one raises `NumpyUnavailable` naming itself when it runs ("op X has no kernel without NumPy").
 
 When the choice is made: graph ops at plan-build time in the executor (`node_kernel`, from static shapes;
 an unknown size counts as large); eager ops on each call, cheaply: an op whose choice does not depend

@@ -1,7 +1,7 @@
 """Where a random op's two seeds come from: TensorFlow's `get_seed(op_seed)` rules.
 
 Every stateful random op carries two integer attrs, `seed` and `seed2`, which key its Philox
-generator (see ops/philox.py). They are derived from a *global* seed and an *op* seed:
+generator (see framework/philox.py). They are derived from a *global* seed and an *op* seed:
 
 | global seed | op seed | (seed, seed2)                                                        |
 | ----------- | ------- | -------------------------------------------------------------------- |

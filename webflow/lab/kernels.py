@@ -2,9 +2,9 @@
 
 For an op this finds (without running it):
 - the Python function: the NumPy kernel registered with `register_op` (ops/*.py), or for the C backends
-  the adapter in backends/c_kernels_*.py that makes the ctypes call;
-- the C symbol: read from the adapter's docstring, which starts with the C function's name pattern
-  (`wf_gemm_<t>: C = op(A) op(B).`), with `<t>` (and `<i>`, `<bits>`) filled in from the op's dtypes.
+  the adapter in backends/c/<source>.py that makes the ctypes call;
+- the C symbol: the pattern of the C kernel the op's stanza names (`CKernel.symbol`, e.g. `wf_gemm_<t>`), with
+  `<t>` (and `<i>`, `<bits>`) filled in from the op's dtypes.
   A name is only reported when c_library declares exactly that function; otherwise it is None.
 - hints: `breakpoint()` / pdb for Python kernels, a ready `gdb -p <pid>` command for the native library,
   the DevTools function name for the wasm module in Pyodide.
@@ -16,7 +16,6 @@ import ast
 import functools
 import inspect
 import os
-import re
 import textwrap
 from typing import Any
 
@@ -24,7 +23,6 @@ from webflow.backends import selection
 from webflow.backends.c import library as c_library
 from webflow.backends.c.adapters import SUFFIX
 
-_SYMBOL = re.compile(r"wf_[A-Za-z0-9_<>]+")
 _INTEGER_SUFFIXES = ("i32", "i64")
 
 
@@ -91,11 +89,10 @@ def c_symbol(op: Any) -> str | None:
     found = getattr(getattr(op, "_opdef", None), "c_adapter", None)
     if found is None:
         return None
-    match = _SYMBOL.match((found.adapter.__doc__ or "").strip())
-    if match is None:
+    template = found.symbol
+    if template is None:
         return None
     declared = set(c_library.declared())
-    template = match.group(0)
     inputs = list(getattr(op, "inputs", ()))
     if "<t>" in template:
         if found.dtype_input >= len(inputs):

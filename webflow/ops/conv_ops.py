@@ -1,7 +1,7 @@
 """2-D convolution ops: Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter, and `tf.nn.conv2d` and friends.
 
 One stanza per op: shape rule (TensorFlow's Conv2DShapeImpl / Conv2DBackpropInputShape rules and messages),
-NumPy kernel (im2col + one GEMM, in ops/conv_kernels.py), gradient rule exactly as TensorFlow's nn_grad.py
+NumPy kernel (im2col + one GEMM, in backends/numpy/conv.py), gradient rule exactly as TensorFlow's nn_grad.py
 (Conv2D's gradient *is* a Conv2DBackpropInput and a Conv2DBackpropFilter op, each of which differentiates
 into the other two, so second derivatives work), then the Python wrappers with TensorFlow's signatures.
 
@@ -24,6 +24,7 @@ from webflow.backends.portable import conv_kernels as portable_conv
 from webflow.framework import dtypes
 from webflow.framework.tensor import Tensor
 from webflow.framework.tensor_shape import TensorShape
+from webflow.framework.windows import effective_window, from_nhwc_dims, nhwc_dims, output_size, spatial_hw
 from webflow.ops import array_ops, manip_ops
 from webflow.ops.convert import constant_value_as_shape
 from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
@@ -68,13 +69,13 @@ def _output_dim(size: int | None, kernel: int | None, stride: int, dilation: int
     if size is None:
         return None
     if padding == "SAME":
-        return (size + stride - 1) // stride                  # ceil(size / stride), whatever the filter
+        return output_size(size, kernel, stride, dilation, padding)      # ceil(size / stride), whatever the filter
     if kernel is None:
         return None
-    effective, padded = (kernel - 1) * dilation + 1, size + sum(pads)
+    effective, padded = effective_window(kernel, dilation), size + sum(pads)
     if padded < effective:
         raise ShapeError(f"Negative dimension size caused by subtracting {effective} from {padded}")
-    return (padded - effective + stride) // stride
+    return output_size(size, kernel, stride, dilation, padding, pads)
 
 
 def _dims(tensor: Any, rank: int = 4) -> tuple:
@@ -99,7 +100,7 @@ def _sizes_as_shape(sizes: Any) -> TensorShape:
 def _conv2d_shape(inputs: list, attrs: dict) -> tuple:
     x, w = inputs
     data_format = attrs["data_format"]
-    n, h, width, depth = conv_kernels.to_nhwc(_dims(x), data_format)
+    n, h, width, depth = nhwc_dims(_dims(x), data_format)
     kh, kw, filter_depth, out_depth = _dims(w)
     _check_window_attrs(attrs)
     if depth is not None and filter_depth is not None:
@@ -108,11 +109,11 @@ def _conv2d_shape(inputs: list, attrs: dict) -> tuple:
         groups = depth // filter_depth
         if out_depth is not None and out_depth % groups:
             raise ShapeError(f"Depth of output ({out_depth}) is not a multiple of the number of groups ({groups})")
-    (sh, sw), (dh, dw) = (conv_kernels.hw(attrs[name], data_format) for name in ("strides", "dilations"))
+    (sh, sw), (dh, dw) = (spatial_hw(attrs[name], data_format) for name in ("strides", "dilations"))
     pads = conv_kernels.explicit_hw(attrs)
     oh = _output_dim(h, kh, sh, dh, attrs["padding"], pads[0])
     ow = _output_dim(width, kw, sw, dw, attrs["padding"], pads[1])
-    return output_spec(conv_kernels.from_nhwc((n, oh, ow, out_depth), data_format), x.dtype.base_dtype)
+    return output_spec(from_nhwc_dims((n, oh, ow, out_depth), data_format), x.dtype.base_dtype)
 
 
 @register_op("Conv2D", "Conv2D", inputs=("input", "filter"), shape=_conv2d_shape, same_dtype=(0, 1),
@@ -143,21 +144,21 @@ def _conv2d_grad(op: Any, grad: Any) -> list:
 def _backprop_input_shape(inputs: list, attrs: dict) -> tuple:
     sizes, w, dy = inputs
     data_format = attrs["data_format"]
-    n, _, _, dy_depth = conv_kernels.to_nhwc(_dims(dy), data_format)
+    n, _, _, dy_depth = nhwc_dims(_dims(dy), data_format)
     w_dims = _dims(w)
     merge_dims(dy_depth, w_dims[3], _EQUAL)
     given = _sizes_as_shape(sizes)
     if given.rank is None:
         given = TensorShape([None] * 4)
     if given.rank == 4:
-        given_n, h, width, depth = conv_kernels.to_nhwc(given.as_tuple(), data_format)
+        given_n, h, width, depth = nhwc_dims(given.as_tuple(), data_format)
         merge_dims(given_n, n, _EQUAL)
     elif given.rank == 2:
         (h, width), depth = given.as_tuple(), w_dims[2]
     else:
         raise ShapeError(f"Conv2DBackpropInput requires input_sizes to contain 4 values or 2 values, but got: "
                          f"{given.rank}")
-    return output_spec(conv_kernels.from_nhwc((n, h, width, depth), data_format), w.dtype.base_dtype)
+    return output_spec(from_nhwc_dims((n, h, width, depth), data_format), w.dtype.base_dtype)
 
 
 @register_op("Conv2DBackpropInput", "Conv2DBackpropInput", inputs=("input_sizes", "filter", "out_backprop"),
@@ -348,8 +349,8 @@ def convolution(input: Any, filters: Any, strides: Any = None, padding: str = "V
         raise NotImplementedError(f"webflow's convolution supports rank-4 (2-D) inputs only, got rank {rank}")
     index = _channel_index(data_format)
     strides, dilations = _get_sequence(strides, 2, index, "strides"), _get_sequence(dilations, 2, index, "dilations")
-    spatial_strides = conv_kernels.hw(strides, data_format or "NHWC")
-    spatial_dilations = conv_kernels.hw(dilations, data_format or "NHWC")
+    spatial_strides = spatial_hw(strides, data_format or "NHWC")
+    spatial_dilations = spatial_hw(dilations, data_format or "NHWC")
     if max(spatial_strides) > 1 and max(spatial_dilations) > 1:
         raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
                          f"strides={np.array(spatial_strides)} and dilation_rate={np.array(spatial_dilations)}")

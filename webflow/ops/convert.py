@@ -50,7 +50,7 @@ def is_tensor_like(value: Any) -> bool:
 def to_numpy(value: Any, dtype: Any = None) -> Any:
     """A NumPy array holding `value`, with TensorFlow's default dtypes and conversion checks.
 
-    Without NumPy: a CArray, with the same dtype rules (backends/c_array.py)."""
+    Without NumPy: a CArray, with the same dtype rules (backends/arrays/carray.py)."""
     if not HAVE_NUMPY:
         return c_array.from_value(value, None if dtype is None else dtypes.as_dtype(dtype).base_dtype)
     if dtype is not None:

@@ -213,8 +213,10 @@ def _fused_batch_norm_grad_grad(op: Any, grad_dx: Any, grad_dscale: Any, grad_do
 
     training (mean and var are x's batch statistics, recomputed from x as TF's rule does):
         d dy = scale P(a) + b xh + c,  d scale = sum(a P(dy)),
-        d x = b P(dy) - scale s (m(a xh) P(dy) + m(dy xh) P(a)) - scale s^2 xh (m(a dy) - m(a) m(dy) - m(dy xh) m(a xh));
-    inference (the given mean and var are constants): d dy = scale s a + b xh + c, d x = b s dy, d scale = sum(a s dy).
+        d x = b P(dy) - scale s (m(a xh) P(dy) + m(dy xh) P(a))
+              - scale s^2 xh (m(a dy) - m(a) m(dy) - m(dy xh) m(a xh));
+    inference (the given mean and var are constants):
+        d dy = scale s a + b xh + c,  d x = b s dy,  d scale = sum(a s dy).
     Statistics are computed in float32 (U) even for float16 inputs, as TF's rule does.
     """
     from webflow.ops.array_ops import reshape

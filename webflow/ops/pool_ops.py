@@ -3,7 +3,7 @@
 One stanza per op: shape rule, NumPy kernel (docstring = the math), gradient rule written with webflow
 ops, and the TF wrappers at the end (`tf.nn.max_pool`, `avg_pool`, `max_pool2d` ... with TF1's and TF2's
 signatures). Where the windows fall, and the strided views the kernels loop over (one per window cell,
-never one per pixel), is in `ops/pool_windows.py`.
+never one per pixel), is in `backends/numpy/pool_windows.py`.
 
 Max pooling never picks a padded cell; average pooling divides each window by its number of in-bounds
 cells. Gradients go to the FIRST maximal cell of a window in row-major order, as TensorFlow's CPU kernels
@@ -20,9 +20,7 @@ from webflow.backends.numpy.pool_windows import (
     check_same_shape,
     first_max_cells,
     from_nhwc,
-    layout_shape,
     never_max,
-    nhwc_shape,
     to_nhwc,
     window_max,
     windows_for,
@@ -30,6 +28,7 @@ from webflow.backends.numpy.pool_windows import (
 from webflow.backends.portable import pool_kernels
 from webflow.framework import dtypes
 from webflow.framework.tensor_shape import TensorShape
+from webflow.framework.windows import from_nhwc_dims, nhwc_dims, output_size
 from webflow.ops import array_ops, manip_ops
 from webflow.ops.convert import constant_value, convert_to_tensor
 from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
@@ -64,9 +63,9 @@ def _pooled_dims(dims: list, attrs: dict) -> list:
         elif padding == "VALID":
             if size < k:
                 raise ShapeError(f"Negative dimension size caused by subtracting {k} from {size}")
-            dims[axis] = (size - k + s) // s
+            dims[axis] = output_size(size, k, s, 1, "VALID")
         else:
-            dims[axis] = -(-size // s)
+            dims[axis] = output_size(size, k, s, 1, "SAME")
     return dims
 
 
@@ -108,7 +107,7 @@ def max_pool_kernel(x: Any, *, ksize: list, strides: list, padding: str, data_fo
     """y[n, r, c, ch] = max of x[n, r*s_h + i - pad_top, c*s_w + j - pad_left, ch] over in-bounds (i, j) < ksize."""
     windows = windows_for("MaxPool", x, ksize, strides, padding, data_format)
     if windows.empty:
-        return np.zeros(layout_shape(windows.out_shape, data_format), x.dtype)
+        return np.zeros(from_nhwc_dims(windows.out_shape, data_format), x.dtype)
     best = window_max(windows, windows.pad(to_nhwc(x, data_format), never_max(x.dtype)))
     if x.dtype.kind == "f":     # TensorFlow starts each max at the lowest finite value: -inf becomes -max
         np.maximum(best, np.finfo(x.dtype).min, out=best)
@@ -129,7 +128,7 @@ def max_pool_grad_kernel(orig_input: Any, orig_output: Any, grad: Any, *, ksize:
                          padding: str, data_format: str = "NHWC", explicit_paddings: tuple = ()) -> Any:
     """dx[cell] = sum of grad over the windows whose first max (re-found in orig_input, as TF) is that cell."""
     windows = windows_for("MaxPoolGrad", orig_input, ksize, strides, padding, data_format)
-    pooled_shape = layout_shape(windows.out_shape, data_format)
+    pooled_shape = from_nhwc_dims(windows.out_shape, data_format)
     check_same_shape("MaxPoolGrad", "orig_output", pooled_shape, orig_output.shape)
     check_same_shape("MaxPoolGrad", "grad", pooled_shape, grad.shape)
     x, g = to_nhwc(orig_input, data_format), to_nhwc(grad, data_format)
@@ -171,7 +170,7 @@ def max_pool_grad_grad_kernel(orig_input: Any, orig_output: Any, grad: Any, *, k
                               padding: str, data_format: str = "NHWC") -> Any:
     """y[window] = grad[the window's first maximal cell of orig_input] (grad has the input's shape)."""
     windows = windows_for("MaxPoolGradGrad", orig_input, ksize, strides, padding, data_format)
-    pooled_shape = layout_shape(windows.out_shape, data_format)
+    pooled_shape = from_nhwc_dims(windows.out_shape, data_format)
     check_same_shape("MaxPoolGradGrad", "orig_output", pooled_shape, orig_output.shape)
     check_same_shape("MaxPoolGradGrad", "grad", orig_input.shape, grad.shape)
     x, g = to_nhwc(orig_input, data_format), to_nhwc(grad, data_format)
@@ -208,7 +207,7 @@ def avg_pool_kernel(x: Any, *, ksize: list, strides: list, padding: str, data_fo
     """y[window] = sum of the window's in-bounds cells / their number (padding is not counted)."""
     windows = windows_for("AvgPool", x, ksize, strides, padding, data_format)
     if windows.empty:
-        return np.zeros(layout_shape(windows.out_shape, data_format), x.dtype)
+        return np.zeros(from_nhwc_dims(windows.out_shape, data_format), x.dtype)
     views = windows.views(windows.pad(to_nhwc(x, data_format), 0))
     dtype = _sum_dtype(x.dtype)
     total = views[0].astype(dtype) if len(views) == 1 else np.add(views[0], views[1], dtype=dtype)
@@ -233,8 +232,8 @@ def avg_pool_grad_kernel(orig_input_shape: Any, grad: Any, *, ksize: list, strid
                          data_format: str = "NHWC") -> Any:
     """dx[cell] = sum over the windows holding the cell of grad[window] / count[window]."""
     shape = tuple(int(d) for d in np.asarray(orig_input_shape).reshape(-1))
-    windows = Windows("AvgPoolGrad", nhwc_shape(shape, data_format), ksize, strides, padding, data_format)
-    check_same_shape("AvgPoolGrad", "grad", layout_shape(windows.out_shape, data_format), grad.shape)
+    windows = Windows("AvgPoolGrad", nhwc_dims(shape, data_format), ksize, strides, padding, data_format)
+    check_same_shape("AvgPoolGrad", "grad", from_nhwc_dims(windows.out_shape, data_format), grad.shape)
     g = to_nhwc(grad, data_format)
     if windows.empty:
         return np.zeros(shape, grad.dtype)
@@ -242,7 +241,7 @@ def avg_pool_grad_kernel(orig_input_shape: Any, grad: Any, *, ksize: list, strid
     if windows.tiles:       # each cell is in one window: repeat each share over its k_h x k_w block
         n, out_h, out_w, c = windows.out_shape
         blocks = np.broadcast_to(share[:, :, None, :, None, :], (n, out_h, windows.kh, out_w, windows.kw, c))
-        dx = blocks.reshape(nhwc_shape(shape, data_format))
+        dx = blocks.reshape(nhwc_dims(shape, data_format))
     else:
         padded = np.zeros(windows.padded_shape, share.dtype)
         for view in windows.views(padded):

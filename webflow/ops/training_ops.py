@@ -207,7 +207,7 @@ _ONLY_IN_HOLDER = _references_of(_only_in_holder)
 
 def _own_buffer(value: Any) -> bool:
     """An ndarray owning its writable, C-ordered memory (not a view into another array or a foreign buffer;
-    the one view of an aligned block counts as owning it: numpy_backend.aligned_empty)."""
+    the one view of an aligned block counts as owning it: numpy_arrays.aligned_empty)."""
     return HAVE_NUMPY and type(value) is np.ndarray and value.flags.writeable and value.flags.c_contiguous \
         and owns_memory(value)
 

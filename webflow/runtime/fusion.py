@@ -195,7 +195,7 @@ def _pool_grad_relu_chain(step: Any, by_output: dict, readers: dict, bias_sums: 
 
 
 def _bias_gradient_sum(step: Any) -> bool:
-    """A float32 Sum over every axis but the last, of a fully known shape, that would run c_kernels_math's
+    """A float32 Sum over every axis but the last, of a fully known shape, that would run backends/c/reduce.py's
     sum_blocks (the C backend with NumPy arrays, at most MAX_SUMMED_COLUMNS channels): the bits the fused kernel
     gives."""
     op = step.op

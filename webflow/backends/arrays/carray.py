@@ -9,7 +9,7 @@ contiguous, so strides are implied by the shape. When NumPy exists, `numpy.asarr
     e = empty((2, 3), dtypes.float32)             # zero-filled
     u = uninitialized((2, 3), dtypes.float32)     # a kernel's output: contents undefined until it writes them
 
-It is deliberately small: indexing, reshape, astype, tolist, and printing as NumPy does (c_array_print.py).
+It is deliberately small: indexing, reshape, astype, tolist, and printing as NumPy does (carray_print.py).
 Arithmetic belongs to ops, not to storage.
 """
 
@@ -165,7 +165,7 @@ class CArray:
 
     __hash__ = None  # type: ignore[assignment]
 
-    # printed exactly as NumPy prints the same values (c_array_print.py): `print(sess.run(w))` looks the same
+    # printed exactly as NumPy prints the same values (carray_print.py): `print(sess.run(w))` looks the same
     # with or without NumPy
     def __repr__(self) -> str:
         return c_array_print.array_repr(self)

@@ -23,7 +23,7 @@ from webflow.backends.arrays import allocator
 from webflow.framework import dtypes
 
 # After each multi-threaded GEMM, OpenBLAS's idle threads spin (sched_yield) for ~2^28 cycles, taking a core
-# from webflow's own kernel threads (backends/parallel.py): a 2-thread 50x3136x1024 matmul followed by a
+# from webflow's own kernel threads (backends/c/parallel.py): a 2-thread 50x3136x1024 matmul followed by a
 # convolution split over 2 threads measured 10.7 ms, the two alone 1.9 + 3.9. With OpenBLAS told to sleep
 # after 2^4 cycles: 6.8 ms, and the matmul alone unchanged. OpenBLAS reads this when it loads, so it only
 # applies when webflow is what imports NumPy; a value the user set wins.
@@ -95,14 +95,8 @@ def as_array(value: Any, dtype: Any = None) -> Any:
 
 # --- arrays on 64-byte boundaries ---------------------------------------------------------------------
 # The C kernels' outputs and workspaces start on a 64-byte boundary (an AVX-512 vector, a cache line), as
-# TensorFlow's allocator places every tensor. NumPy's arrays come from malloc, 16 bytes aligned, and then
-# each 64-byte vector load of them straddles two cache lines. Measured (batch 50, 2 threads, min / median of
-# 30 interleaved calls): conv2's forward with its filter 16 bytes off 64 3.41-3.51 / 3.65-3.72 -> 3.80-3.87 /
-# 4.11-4.16 ms, its filter gradient with the output gradient 16 bytes off 3.83-4.27 / 4.24-4.56 -> 4.25-4.67 /
-# 4.83-5.07; which offset a NumPy array gets depends on the heap. Whole training steps of the Deep MNIST CNN
-# in one process, switching between NumPy's placement and this one every 5 steps (the first not timed),
-# median ms: batch 50 33.2 -> 33.8, 30.2 -> 28.7, 27.0 -> 25.3; batch 128 51.7 -> 50.7, 60.5 -> 54.4,
-# 57.5 -> 57.1 (best steps faster in 5 of the 6).
+# TensorFlow's allocator places every tensor: malloc's 16-byte alignment makes each vector load straddle two
+# cache lines (conv2 ~10% slower; benchmarks/FIGURES.md, "64-byte aligned arrays").
 ALIGNMENT = 64
 ALIGNED_MIN_BYTES = 16384  # below, a kernel is short and the ~1.5 us of the extra view would show
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,7 @@ from webflow.framework.dtypes import DType
 FLOATS = ("float32", "float64")
 NUMBERS = ("float32", "float64", "int32", "int64")
 SUFFIX = {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64"}
+SYMBOL_PATTERN = re.compile(r"wf_[A-Za-z0-9_<>]+")
 
 
 class Unsupported(Exception):
@@ -68,6 +70,13 @@ class CKernel:
     @property
     def __doc__(self) -> str | None:  # type: ignore[override]
         return self.adapter.__doc__
+
+    @property
+    def symbol(self) -> str | None:
+        """The C function's name pattern (`wf_gemm_<t>`): the adapter's docstring starts with it, the one place
+        it is written; <t> (and <i>, <bits>) stand for the dtype suffixes the call fills in."""
+        match = SYMBOL_PATTERN.match((self.adapter.__doc__ or "").strip())
+        return None if match is None else match.group(0)
 
 
 def c_kernel(*, dtypes: tuple | None = FLOATS, min_size: int | None = None, size_input: int = 0,
@@ -118,7 +127,7 @@ def ptr(array: Any) -> int:
 def empty(shape: Any, dtype: Any) -> Any:
     """A new output array of `shape` and `dtype` (a NumPy dtype or a webflow DType) for a kernel to fill.
 
-    Its elements are undefined (np.empty, 64-byte aligned from 16 KB: numpy_backend.aligned_empty; a recycled
+    Its elements are undefined (np.empty, 64-byte aligned from 16 KB: numpy_arrays.aligned_empty; a recycled
     CArray buffer): the kernel must write every one."""
     if not HAVE_NUMPY:
         return c_array.uninitialized(shape, dtype)
@@ -190,7 +199,7 @@ def fn(name: str) -> Any:
     return c_library.function(name)
 
 
-# Elementwise kernels from this many elements on run as slices on parallel threads (backends/parallel.py):
+# Elementwise kernels from this many elements on run as slices on parallel threads (backends/c/parallel.py):
 # below it the ~30 us hand-off to a worker costs more than half the work saves (Relu of 2^17 floats ~40 us).
 PARALLEL_ELEMENTS = 1 << 17
 

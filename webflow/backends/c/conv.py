@@ -75,7 +75,7 @@ def _conv_call(name: str, shape: Conv2DShape, first: Any, second: Any, out: Any)
 def _per_image_call(name: str, shape: Conv2DShape, shared: Any, images: Any, out: Any, image_in: int,
                     image_out: int) -> Any:
     """A conv kernel whose images are independent (forward, backprop input), split by image over threads
-    (backends/parallel.py): `images` and `out` hold `image_in` / `image_out` floats per image, `shared`
+    (backends/c/parallel.py): `images` and `out` hold `image_in` / `image_out` floats per image, `shared`
     (the filter) is read by every part. Measured (conv2 of the Deep MNIST CNN, batch 50, backprop input,
     2 threads, shared noisy machine): 14.5 -> 8 ms."""
     work_len = fn("wf_conv2d_workspace_f32")(ctypes.byref(shape))
@@ -138,8 +138,9 @@ def conv2d_bias_relu(input: Any, filter: Any, bias: Any, *, relu: bool, **attrs:
 
 @c_kernel(dtypes=F32, min_size=0, size_input=2, dtype_input=1)
 def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **attrs: Any) -> Any:  # noqa: A002
-    """The direct convolution of dy with the flipped filter when it applies (stride 1), else dx = col2im(dy
-    filter^T): the GEMM in NumPy's BLAS from 100k elements of dy (NumPy's kernel below), all C without NumPy."""
+    """wf_conv2d_direct_f32 (the direct convolution of dy with the flipped filter) when it applies
+    (stride 1), else dx = col2im(dy filter^T): the GEMM in NumPy's BLAS from 100k elements of dy (NumPy's kernel
+    below), all C without NumPy (wf_conv2d_backprop_input_f32)."""
     suffix(filter, F32)
     x_shape = sizes_of(input_sizes)
     if out_backprop.dtype != filter.dtype or filter.ndim != 4 or out_backprop.ndim != 4 \
@@ -167,7 +168,7 @@ _BLOCK_FLOATS = 1 << 20  # ~4 MB of column gradients per block: stays in cache b
 
 def _backprop_input_blas(shape: Conv2DShape, filter: Any, out_backprop: Any, out: Any) -> Any:  # noqa: A002
     """dx = col2im(dy filter^T) with the GEMM in NumPy's BLAS and the scatter in C (wf_col2im_f32), a block of
-    images at a time into a reused buffer, the blocks split over threads (backends/parallel.py).
+    images at a time into a reused buffer, the blocks split over threads (backends/c/parallel.py).
     OpenBLAS's GEMM beats the C GEMM (AVX-512 vs AVX2: 7.5 vs ~12 ms for conv2 at batch 50) and C's
     col2im beats NumPy's 25 slice-adds; measured one thread, conv2 of the Deep MNIST CNN at batch 50
     (shared noisy machine): 14.6 (all C) -> 9.5 ms."""

@@ -1,6 +1,6 @@
 """The direct convolution (webflow/wasm/conv_direct.c): C signatures, when it applies, and its threaded calls.
 
-The Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter adapters (c_kernels_nn.py) take this path when it
+The Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter adapters (backends/c/conv.py) take this path when it
 applies and fall back to im2col + GEMM otherwise. It reads each window in place from a zero-padded copy of
 one image, so no patch matrix is built. Measured on the Deep MNIST CNN's conv2 (batch 50, 5x5x32 -> 64,
 1 GFLOP per op, one thread, min of 12, native avx512 build on a 2-vCPU Xeon whose FMA loop peaks at 180

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ctypes
 
+from webflow.framework.windows import output_size, padding_before_after
+
 _FIELDS = (
     "batch", "in_height", "in_width", "in_channels", "filter_height", "filter_width", "out_channels",
     "stride_height", "stride_width", "dilation_height", "dilation_width", "pad_top", "pad_left",
@@ -24,13 +26,11 @@ class Conv2DShape(ctypes.Structure):
 
 
 def output_size_and_pad(size: int, window: int, stride: int, dilation: int, padding: str) -> tuple[int, int]:
-    """(output size, padding before) along one axis, by TensorFlow's SAME/VALID rules."""
-    effective = (window - 1) * dilation + 1
+    """(output size, padding before) along one axis, by TensorFlow's SAME/VALID rules (framework/windows.py)."""
     if padding == "VALID":
-        return max(0, (size - effective + stride) // stride), 0
-    out = (size + stride - 1) // stride
-    total = max(0, (out - 1) * stride + effective - size)
-    return out, total // 2
+        return max(0, output_size(size, window, stride, dilation, "VALID")), 0
+    out = output_size(size, window, stride, dilation, "SAME")
+    return out, padding_before_after(size, window, stride, dilation, "SAME", out)[0]
 
 
 def conv2d_shape(input_shape: tuple, window: tuple, out_channels: int, strides: tuple = (1, 1),

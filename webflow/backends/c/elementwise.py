@@ -173,10 +173,8 @@ def _binary_sliced(name: str, x: Any, y: Any, out: Any, shape: tuple, x_strides:
         check(status, name)
 
 
-# measured: NumPy's add/mul loops equal the C ones on contiguous data and a ctypes call with 7 arguments
-# costs ~3 us more than a ufunc call, so plain arithmetic runs in C only when forced; except big AddV2s
-# (a conv layer's bias add), which the C kernel splits over threads: [50,28,28,32] + [32] 0.71 -> 0.51 ms,
-# [128,28,28,32] + [32] 1.69 -> 1.18 ms (2 threads, one core busy with another job).
+# Plain arithmetic runs in C only when forced (NumPy's loops are as fast and a ufunc call is cheaper), except
+# big AddV2s (a conv layer's bias add), which the C kernel splits over threads (benchmarks/FIGURES.md).
 add = c_kernel(dtypes=NUMBERS, min_size=2 * PARALLEL_ELEMENTS)(_binary("add", NUMBERS))
 sub = c_kernel(dtypes=NUMBERS)(_binary("sub", NUMBERS))
 mul = c_kernel(dtypes=NUMBERS)(_binary("mul", NUMBERS))

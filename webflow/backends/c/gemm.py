@@ -59,23 +59,8 @@ def _gemm_args(a_shape: Any, b_shape: Any, transpose_a: bool, transpose_b: bool)
     return m, n, k, k_b
 
 
-# Float32 products with a thin side run gemm_thin.c's kernels, natively from 2^22 multiply-adds: a few rows
-# times a wide matrix (a dense layer's forward at a small batch), a short sum of outer products (its weight
-# gradient) and a few rows times a transposed matrix (its input gradient, dy W^T). Every other MatMul runs
-# NumPy's BLAS unless the backend is forced to C (then wf_gemm). The Deep MNIST CNN's fc1 at batch 50,
-# OpenBLAS -> C, ms: min / median of 100 interleaved calls on one thread, 50x3136 @ 3136x1024 3.04/3.31 ->
-# 2.50/2.85, 3136x50 @ 50x1024 2.56/2.78 -> 2.39/2.55; in the training step on 2 threads (the min over 20
-# traced steps, both in one process, alternating) forward 2.09 -> 1.62, weight gradient 1.73 -> 1.38. The
-# input gradient, 50x1024 @ (3136x1024)^T, min of 100 interleaved calls: one thread 4.08 -> 2.74, two
-# 2.74-2.81 -> 1.75-1.80; whole training steps switching between the two every 4 steps in one process,
-# median 29.5 -> 28.5, 32.0 -> 29.2 and 31.4 -> 30.4 (three processes, a noisy VM). At batch 128, blocks of
-# 10 calls on 2 threads, OpenBLAS -> C, min / median: forward 3.57-3.63/5.1-5.2 -> 3.42-3.51/4.5-4.8, input
-# gradient 3.70-3.77/5.4 -> 3.03-3.06/3.7, weight gradient 3.06-3.13/4.15-4.28 -> 3.57-3.69/4.34-4.52: the
-# weight gradient alone is slower, but with all three in C, OpenBLAS's own thread (woken by each of its
-# products, beside webflow's two) went from 16.8 ms of CPU per step to 0.2, and the process from 130 ms of CPU
-# per step to 111 (steps of 71 and 61 ms, one process each). Whole steps at batch 128, THIN_MAX switched
-# between 64 and 128 every 8 steps (the first 4 not timed), median 69.6 -> 68.6, 69.0 -> 67.4, 69.3 -> 68.0 ms.
-# Without NumPy (Pyodide) wf_gemm keeps every product: measured natively only.
+# Float32 products with a thin side (a dense layer at a small batch: its forward, weight and input gradients) run
+# gemm_thin.c from 2^22 multiply-adds, where it beats OpenBLAS; figures: benchmarks/FIGURES.md, "Thin MatMuls".
 THIN_MAX = 128
 THIN_MIN_MULTIPLY_ADDS = 1 << 22
 

@@ -67,7 +67,7 @@ def _outputs(into: tuple | None, *states: Any) -> list:
     ops/training_ops.py) and it is the very array the kernel reads, else a fresh array. The C updates read
     each element before writing it, so the output may be the input. A state off a 64-byte boundary (the
     variable's first value came from NumPy) moves once to a fresh, aligned array: the convolutions load the
-    filter they read from the variable as whole vectors (numpy_backend.aligned_empty)."""
+    filter they read from the variable as whole vectors (numpy_arrays.aligned_empty)."""
     into = into or (None,) * len(states)
     return [state if target is state and is_aligned(state) else empty_like(state)
             for target, state in zip(into, states)]
@@ -96,10 +96,8 @@ def momentum(var: Any, accum: Any, lr: Any, grad: Any, momentum: Any, *, use_nes
     return new_var, new_accum
 
 
-# Adam on the Deep MNIST CNN's 3136 x 1024 fc1 kernel (apply_gradients of a fed gradient, 2 threads):
-# 9.5 ms writing three fresh arrays on one thread -> 2.5 ms in place on two (page faults of fresh 12.8 MB
-# arrays were most of it). Adam's NumPy chain makes ~10 temporaries, so C wins from fewer floats than the
-# others: one apply_gradients run, us, NumPy -> C: 8192 floats 67 -> 71, 51200 (the CNN's conv2 kernel) 245 -> 134.
+# Adam's NumPy chain makes ~10 temporaries, so C wins from fewer floats than the other updates, and in place
+# beats fresh arrays (their page faults); benchmarks/FIGURES.md, "Adam in C".
 @c_kernel(min_size=16384, size_input=9, update=True)
 def adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any, beta1: Any, beta2: Any,
          epsilon: Any, grad: Any, *, use_nesterov: bool = False, into: tuple | None = None) -> tuple:

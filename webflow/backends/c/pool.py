@@ -1,6 +1,6 @@
 """C signatures of the pooling kernels (webflow/wasm/pool.c).
 
-All take a pointer to a `Conv2DShape` (webflow/backends/c_conv.py; window in filter_height/width,
+All take a pointer to a `Conv2DShape` (webflow/backends/c/conv_shape.py; window in filter_height/width,
 channels in in_channels, build it with `conv2d_shape(input_shape, ksize, channels, strides, padding=...)`)
 and return 0 (WF_OK) or -1 (bad argument):
     wf_max_pool_f32(shape, input, output)                       MaxPool
@@ -80,7 +80,7 @@ def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, *, relu: bool = 
                   **attrs: Any) -> Any:
     """wf_max_pool_grad_parallel_f32: each window's gradient goes to its first maximal input cell. With `relu`
     (runtime/fusion.py), then ReluGrad with orig_input as the features: 0 where orig_input <= 0. With `sums`,
-    returns (that gradient, its sum over all but the channel axis) with the bits of c_kernels_math.sum_blocks
+    returns (that gradient, its sum over all but the channel axis) with the bits of reduce.sum_blocks
     (a conv layer's bias gradient, fused)."""
     suffix(orig_input, F32)
     shape = _pool_geometry(orig_input.shape, attrs)

@@ -88,11 +88,8 @@ reduce_prod = c_kernel(dtypes=NUMBERS)(_reduce("prod", NUMBERS))
 _sum_any_axes = _reduce("sum", NUMBERS)
 
 
-# Sum over the leading axes into a short row (a bias gradient: [batch, h, w, channels] -> [channels]) runs
-# in C from 64k elements: NumPy adds such short rows one by one in a slow loop. One thread, float32, ms:
-# [50,28,28,32] 0.92 -> 0.31, [128,28,28,32] 2.57 -> 0.76, [128,14,14,64] 0.68 -> 0.37; [4096,16] 0.107 ->
-# 0.045 (2-vCPU Xeon). NumPy keeps long rows ([1024,64] a tie, [256,256] 0.016 -> 0.025) and every other Sum
-# (a whole-array Sum of 100k: 23 -> 39 us) unless the backend is forced.
+# Sum over the leading axes into a short row (a bias gradient: [batch, h, w, channels] -> [channels]) runs in C
+# from 64k elements: NumPy adds such short rows one by one in a slow loop (benchmarks/FIGURES.md, "Column Sums").
 MAX_SUMMED_COLUMNS = 128
 
 
@@ -112,7 +109,7 @@ def sum_reduce(x: Any, axes: Any, *, keep_dims: bool) -> Any:
 def sum_blocks(x: Any, leading: int) -> Any:
     """x summed over its first `leading` axes: each index of the first axis on its own (an image of a bias
     gradient), then those sums in order, on the C library's threads (wasm/reduce.c). The fused MaxPoolGrad
-    (c_kernels_nn.max_pool_grad with sums) adds the same floats in the same order."""
+    (pool.max_pool_grad with sums) adds the same floats in the same order."""
     x = contiguous(x)
     columns = prod(x.shape[leading:])
     out, partials = empty((columns,), dtypes.float32), empty((x.shape[0], columns), dtypes.float32)

@@ -25,13 +25,15 @@ from typing import Any
 
 from webflow.backends.arrays.numpy_arrays import np
 from webflow.backends.c import parallel
+from webflow.backends.numpy.pool_windows import from_nhwc, to_nhwc
 from webflow.framework.errors import InvalidArgumentError
+from webflow.framework.windows import effective_window, nhwc_dims, output_size, padding_before_after, spatial_hw
 
 _as_strided = np.lib.stride_tricks.as_strided
 CHANNEL_MAJOR_MAX_DEPTH = 3   # input depth up to which the channel-major patch layout is used (see the timings)
 
 
-# --- output sizes and padding (TensorFlow's GetWindowedOutputSizeVerboseV2) -----------------------------
+# --- output sizes and padding (TensorFlow's GetWindowedOutputSizeVerboseV2: framework/windows.py) --------
 def windowed_output_size(size: int, kernel: int, stride: int, dilation: int, padding: str,
                          explicit: tuple = (0, 0)) -> tuple:
     """(output size, pad before, pad after) of one spatial dimension, as TensorFlow computes them."""
@@ -39,18 +41,12 @@ def windowed_output_size(size: int, kernel: int, stride: int, dilation: int, pad
         raise InvalidArgumentError(None, None, f"Stride must be > 0, but got {stride}")
     if dilation < 1:
         raise InvalidArgumentError(None, None, f"Dilation rate must be >= 1, but got {dilation}")
-    effective = (kernel - 1) * dilation + 1
-    if padding == "SAME":
-        out = (size + stride - 1) // stride
-        needed = max(0, (out - 1) * stride + effective - size)
-        before, after = needed // 2, needed - needed // 2          # the odd pixel goes after, as in TF
-    else:
-        before, after = explicit if padding == "EXPLICIT" else (0, 0)
-        numerator = size + before + after - effective + stride
-        out = abs(numerator) // stride * (1 if numerator >= 0 else -1)   # C++ division truncates toward 0
+    out = output_size(size, kernel, stride, dilation, padding, explicit)
     if out < 0:
         raise InvalidArgumentError(None, None, f"Computed output size would be negative: {out} [input_size: {size}, "
-                                               f"effective_filter_size: {effective}, stride: {stride}]")
+                                               f"effective_filter_size: {effective_window(kernel, dilation)}, "
+                                               f"stride: {stride}]")
+    before, after = padding_before_after(size, kernel, stride, dilation, padding, out, explicit)
     return out, before, after
 
 
@@ -103,7 +99,7 @@ def im2col(x: Any, kernel: tuple, out_size: tuple, pads: tuple, strides: tuple, 
 # that stays in cache, with a GEMM per block, measured (one thread, min of 9, shared noisy machine):
 # Conv2D 11.1 -> 9.6 ms, Conv2DBackpropFilter 12.2 -> 10.3 ms. The GEMMs stay large enough for OpenBLAS.
 CHUNK_FLOATS = 1 << 20   # ~4 MB of patches per block (blocks of 5 to 25 images measured the same)
-MIN_IMAGES_PER_THREAD = 4  # the images are split over threads (backends/parallel.py), each its own blocks
+MIN_IMAGES_PER_THREAD = 4  # the images are split over threads (backends/c/parallel.py), each its own blocks
 _SCRATCH = threading.local()
 
 
@@ -171,7 +167,7 @@ def conv2d(x: Any, w: Any, strides: tuple, dilations: tuple, padding: str, expli
     per_image, w2d = out_size[0] * out_size[1], w.reshape(kh * kw * c, k)
     y = np.empty((x.shape[0] * per_image, k), np.result_type(x, w))
 
-    def run(start: int, stop: int) -> None:  # images are independent: split over threads (backends/parallel.py)
+    def run(start: int, stop: int) -> None:  # images are independent: split over threads (backends/c/parallel.py)
         cols = im2col(x[start:stop], (kh, kw), out_size, pads, strides, dilations)
         np.matmul(cols, w2d, out=y[start * per_image:stop * per_image])
 
@@ -224,23 +220,10 @@ def conv2d_backprop_input(input_shape: tuple, w: Any, dy: Any, strides: tuple, d
 
 
 # --- the ops' run-time side: TensorFlow's attributes and data formats, its CPU kernels' checks ---------------
-def hw(values: Any, data_format: str) -> tuple:
-    """The (height, width) entries of a 4-entry attribute or shape given in `data_format` order."""
-    return (values[2], values[3]) if data_format == "NCHW" else (values[1], values[2])
-
-
-def to_nhwc(dims: Any, data_format: str) -> tuple:
-    return (dims[0], dims[2], dims[3], dims[1]) if data_format == "NCHW" else tuple(dims)
-
-
-def from_nhwc(dims: tuple, data_format: str) -> tuple:
-    return (dims[0], dims[3], dims[1], dims[2]) if data_format == "NCHW" else tuple(dims)
-
-
 def explicit_hw(attrs: dict) -> tuple:
     """((top, bottom), (left, right)) from explicit_paddings (8 numbers in data-format order; empty = zeros)."""
     pads = list(attrs.get("explicit_paddings") or [0] * 8)
-    return hw([tuple(pads[i:i + 2]) for i in range(0, 8, 2)], attrs["data_format"])
+    return spatial_hw([tuple(pads[i:i + 2]) for i in range(0, 8, 2)], attrs["data_format"])
 
 
 def _error(op_type: str, message: str, shapes: dict, error: type = InvalidArgumentError) -> Exception:
@@ -263,7 +246,7 @@ def _geometry(op_type: str, attrs: dict, shapes: dict) -> dict:
     if any(dilations[i] != 1 for i in batch_and_depth):
         raise _error(op_type, "Current implementation does not yet support dilations in the batch and depth "
                               "dimensions.", shapes)
-    return {"strides": hw(strides, data_format), "dilations": hw(dilations, data_format),
+    return {"strides": spatial_hw(strides, data_format), "dilations": spatial_hw(dilations, data_format),
             "padding": attrs["padding"], "explicit": explicit_hw(attrs)}
 
 
@@ -301,14 +284,6 @@ def _check_out_size(op_type: str, x_shape: tuple, w_shape: tuple, dy_shape: tupl
                                   f"filter: {w_shape[axis - 1]}", shapes)
 
 
-def _nhwc(value: Any, data_format: str) -> Any:
-    return value.transpose(0, 2, 3, 1) if data_format == "NCHW" else value
-
-
-def _from_nhwc_array(value: Any, data_format: str) -> Any:
-    return np.ascontiguousarray(value.transpose(0, 3, 1, 2)) if data_format == "NCHW" else value
-
-
 def _sizes(op_type: str, sizes: Any, name: str, shapes: dict) -> tuple:
     sizes = np.asarray(sizes).reshape(-1)
     if sizes.size != 4:
@@ -321,9 +296,9 @@ def run_conv2d(x: Any, w: Any, attrs: dict) -> Any:
     shapes = {"input": np.shape(x), "filter": np.shape(w)}
     _check_ranks("Conv2D", shapes)
     geometry = _geometry("Conv2D", attrs, shapes)
-    x = _nhwc(x, attrs["data_format"])
+    x = to_nhwc(x, attrs["data_format"])
     _check_depths("Conv2D", x.shape, w.shape, shapes)
-    return _from_nhwc_array(conv2d(x, w, **geometry), attrs["data_format"])
+    return from_nhwc(conv2d(x, w, **geometry), attrs["data_format"])
 
 
 def run_conv2d_backprop_input(sizes: Any, w: Any, dy: Any, attrs: dict) -> Any:
@@ -331,11 +306,11 @@ def run_conv2d_backprop_input(sizes: Any, w: Any, dy: Any, attrs: dict) -> Any:
     op_type, shapes = "Conv2DCustomBackpropInput", {"filter": np.shape(w), "out_backprop": np.shape(dy)}
     _check_ranks(op_type, shapes)
     geometry = _geometry(op_type, attrs, shapes)
-    x_shape = to_nhwc(_sizes(op_type, sizes, "input_sizes", shapes), attrs["data_format"])
-    dy = _nhwc(dy, attrs["data_format"])
+    x_shape = nhwc_dims(_sizes(op_type, sizes, "input_sizes", shapes), attrs["data_format"])
+    dy = to_nhwc(dy, attrs["data_format"])
     _check_depths(op_type, x_shape, w.shape, shapes, dy.shape)
     _check_out_size(op_type, x_shape, w.shape, dy.shape, geometry, shapes)
-    return _from_nhwc_array(conv2d_backprop_input(x_shape, w, dy, **geometry), attrs["data_format"])
+    return from_nhwc(conv2d_backprop_input(x_shape, w, dy, **geometry), attrs["data_format"])
 
 
 def run_conv2d_backprop_filter(x: Any, sizes: Any, dy: Any, attrs: dict) -> Any:
@@ -344,7 +319,7 @@ def run_conv2d_backprop_filter(x: Any, sizes: Any, dy: Any, attrs: dict) -> Any:
     _check_ranks(op_type, shapes)
     geometry = _geometry(op_type, attrs, shapes)
     w_shape = _sizes(op_type, sizes, "filter_sizes", shapes)
-    x, dy = _nhwc(x, attrs["data_format"]), _nhwc(dy, attrs["data_format"])
+    x, dy = to_nhwc(x, attrs["data_format"]), to_nhwc(dy, attrs["data_format"])
     _check_depths(op_type, x.shape, w_shape, shapes, dy.shape)
     _check_out_size(op_type, x.shape, w_shape, dy.shape, geometry, shapes)
     return conv2d_backprop_filter(x, w_shape, dy, **geometry)

@@ -5,9 +5,9 @@ looping over pixels, the pooling kernels loop over the k_h * k_w cells of a wind
 is ONE strided view of the (padded) input holding cell (i, j) of every window of every image and channel,
 so each step is one NumPy call. The MNIST CNN's 2x2 stride-2 pooling is four views of its input.
 
-TensorFlow's geometry: 'VALID' windows lie inside the input, out = (in - k + s) / s. 'SAME' gives
-out = ceil(in / s) and pads pad_total = max((out - 1) * s + k - in, 0) cells, pad_total // 2 of them
-before (the odd one goes after). NCHW tensors are handled as NHWC views (`to_nhwc`, `from_nhwc`).
+TensorFlow's geometry (framework/windows.py): 'VALID' windows lie inside the input, out = (in - k + s) / s.
+'SAME' gives out = ceil(in / s) and pads pad_total = max((out - 1) * s + k - in, 0) cells, pad_total // 2 of
+them before (the odd one goes after). NCHW tensors are handled as NHWC views (`to_nhwc`, `from_nhwc`).
 """
 
 from __future__ import annotations
@@ -17,48 +17,27 @@ from typing import Any
 
 from webflow.backends.arrays.numpy_arrays import np
 from webflow.framework.errors import InvalidArgumentError, UnimplementedError
-
-
-def _c_div(a: int, b: int) -> int:
-    """Integer division truncating toward zero, as C++ (TensorFlow's output-size arithmetic)."""
-    return abs(a) // b * (1 if a >= 0 else -1)
+from webflow.framework.windows import FROM_NHWC, TO_NHWC, nhwc_dims, output_size, padding_before_after, spatial_hw
 
 
 def _axis(op_type: str, size: int, k: int, s: int, padding: str) -> tuple:
     """(out, pad_before, pad_after) along one spatial axis; pad_after counts the cells the last window needs."""
-    if padding == "VALID":
-        out, before = _c_div(size - k + s, s), 0
-        if out < 0:
-            raise InvalidArgumentError(None, None, f"{op_type}: Computed output size would be negative: {out} "
-                                                   f"[input_size: {size}, effective_filter_size: {k}, stride: {s}]")
-    else:
-        out = -(-size // s)
-        before = max((out - 1) * s + k - size, 0) // 2
-    return out, before, max((out - 1) * s + k - size - before, 0)
+    rule = "VALID" if padding == "VALID" else "SAME"      # pooling has no EXPLICIT rule: anything else is SAME
+    out = output_size(size, k, s, 1, rule)
+    if out < 0:
+        raise InvalidArgumentError(None, None, f"{op_type}: Computed output size would be negative: {out} "
+                                               f"[input_size: {size}, effective_filter_size: {k}, stride: {s}]")
+    return (out, *padding_before_after(size, k, s, 1, rule, out))
 
 
 def to_nhwc(x: Any, data_format: str) -> Any:
     """An NCHW array as an NHWC view (no copy); NHWC arrays as they are."""
-    return x.transpose(0, 2, 3, 1) if data_format == "NCHW" and x.ndim == 4 else x
+    return x.transpose(TO_NHWC) if data_format == "NCHW" and x.ndim == 4 else x
 
 
 def from_nhwc(y: Any, data_format: str) -> Any:
     """An NHWC result back in `data_format`'s layout."""
-    return np.ascontiguousarray(y.transpose(0, 3, 1, 2)) if data_format == "NCHW" else y
-
-
-def nhwc_shape(shape: tuple, data_format: str) -> tuple:
-    return (shape[0], shape[2], shape[3], shape[1]) if data_format == "NCHW" and len(shape) == 4 else tuple(shape)
-
-
-def layout_shape(shape: tuple, data_format: str) -> tuple:
-    """An NHWC shape in `data_format`'s order."""
-    n, h, w, c = shape
-    return (n, c, h, w) if data_format == "NCHW" else tuple(shape)
-
-
-def _spatial(values: list, data_format: str) -> tuple:
-    return (values[2], values[3]) if data_format == "NCHW" else (values[1], values[2])
+    return np.ascontiguousarray(y.transpose(FROM_NHWC)) if data_format == "NCHW" else y
 
 
 class Windows:
@@ -67,7 +46,7 @@ class Windows:
     def __init__(self, op_type: str, shape: tuple, ksize: list, strides: list, padding: str, data_format: str):
         _check_window_attrs(op_type, shape, ksize, strides, data_format)
         self.n, self.h, self.w, self.c = shape
-        (self.kh, self.kw), (self.sh, self.sw) = _spatial(ksize, data_format), _spatial(strides, data_format)
+        (self.kh, self.kw), (self.sh, self.sw) = spatial_hw(ksize, data_format), spatial_hw(strides, data_format)
         self.out_h, self.top, self.bottom = _axis(op_type, self.h, self.kh, self.sh, padding)
         self.out_w, self.left, self.right = _axis(op_type, self.w, self.kw, self.sw, padding)
         self.out_shape = (self.n, self.out_h, self.out_w, self.c)
@@ -128,7 +107,7 @@ def _check_window_attrs(op_type: str, shape: tuple, ksize: list, strides: list, 
 
 
 def windows_for(op_type: str, x: Any, ksize: list, strides: list, padding: str, data_format: str) -> Windows:
-    return Windows(op_type, nhwc_shape(x.shape, data_format), ksize, strides, padding, data_format)
+    return Windows(op_type, nhwc_dims(x.shape, data_format), ksize, strides, padding, data_format)
 
 
 def never_max(dtype: Any) -> Any:

@@ -5,7 +5,7 @@ Transpose, Tile, Slice, StridedSlice, Unpack and ArgMax read a *strided view* of
 elements; 0 repeats, negative walks backwards). `strided()` copies such a view into a new contiguous
 CArray with the C kernel `wf_copy_strided` (wasm/cast.c), or element by element in Python when the C
 library is missing. ConcatV2, Pack, Pad and StridedSliceGrad write blocks of rows into a new output.
-The kernels keep their NumPy kernels' signatures; backends/selection.py installs them (python_kernels.py
+The kernels keep their NumPy kernels' signatures; backends/selection.py installs them (shape_kernels.py
 holds the shape bookkeeping ones, with the same `python_kernel` table).
 
     y = strided(x, shape=(3, 2), offset=0, strides=(1, 3))    # the transpose of a contiguous (2, 3) x

@@ -1,8 +1,8 @@
 """Conv2D and its two backprops without NumPy, for every input the NumPy kernels take (only where NumPy is missing).
 
-The C adapters (c_kernels_nn.py) take the common case: NHWC, float32, SAME/VALID. Everything else lands
+The C adapters (backends/c/conv.py) take the common case: NHWC, float32, SAME/VALID. Everything else lands
 here when NumPy is missing (Pyodide): float64 (the gradient checks run in float64), NCHW, EXPLICIT
-padding, int32. Each kernel makes TensorFlow's checks (the helpers of ops/conv_kernels.py, which are
+padding, int32. Each kernel makes TensorFlow's checks (the helpers of backends/numpy/conv.py, which are
 plain Python), moves NCHW data to NHWC with the strided-view transpose, then runs
   - float32 / float64: the C kernels `wf_conv2d_<t>`, `wf_conv2d_backprop_input_<t>`,
     `wf_conv2d_backprop_filter_<t>` (webflow/wasm/conv_template.h: im2col + GEMM), explicit padding
@@ -25,9 +25,9 @@ from webflow.backends.c import conv as c_conv  # noqa: F401  (c_conv declares th
 from webflow.backends.c.adapters import check, flat_ints, fn
 from webflow.backends.c.conv import Conv2DShape
 from webflow.backends.portable.array_kernels import transpose
+from webflow.framework.windows import FROM_NHWC, TO_NHWC, nhwc_dims
 
 C_SUFFIX = {"float32": "f32", "float64": "f64"}
-TO_NHWC, FROM_NHWC = (0, 2, 3, 1), (0, 3, 1, 2)
 
 
 def to_nhwc(x: CArray, data_format: str) -> CArray:
@@ -126,7 +126,7 @@ def _compute(kind: str, s: Conv2DShape, x: CArray | None, w: CArray | None, dy: 
     return CArray(type(out.data)(out.data.typecode, values), shape, dtype)
 
 
-# --- the three ops (TensorFlow's checks first, as ops/conv_kernels.py's run_* do) ----------------------
+# --- the three ops (TensorFlow's checks first, as backends/numpy/conv.py's run_* do) ----------------------
 def conv2d(input: Any, filter: Any, **attrs: Any) -> CArray:  # noqa: A002 - TensorFlow's input names
     """y[b,i,j,k] = sum_{p,q,c} xpad[b, i*sh + p*dh, j*sw + q*dw, c] * filter[p,q,c,k]."""
     conv = _conv_module()
@@ -149,7 +149,7 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **at
     sizes = flat_ints(input_sizes)
     if len(sizes) != 4:
         raise conv._error(op_type, f"input_sizes must contain 4 values, but got {sizes}", shapes)
-    x_shape = conv.to_nhwc(tuple(sizes), attrs["data_format"])
+    x_shape = nhwc_dims(sizes, attrs["data_format"])
     dy = to_nhwc(out_backprop, attrs["data_format"])
     conv._check_depths(op_type, x_shape, filter.shape, shapes, dy.shape)
     conv._check_out_size(op_type, x_shape, filter.shape, dy.shape, geometry, shapes)

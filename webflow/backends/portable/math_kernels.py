@@ -6,7 +6,7 @@ programs people learn with (a row of logits, a vector of labels), so plain Pytho
 is enough; the hot elementwise ops have C kernels (backends/c_kernels_*.py). Each kernel keeps its NumPy
 kernel's signature and TensorFlow's errors; backends/selection.py installs them (the `python_kernel` table).
 
-Axis-wise kernels move the axis last with the strided-view transpose (python_kernels_array.py), work on
+Axis-wise kernels move the axis last with the strided-view transpose (array_kernels.py), work on
 contiguous rows, and move it back.
 """
 

@@ -1,9 +1,9 @@
 """MaxPool, AvgPool, their gradients and MaxPoolGradGrad without NumPy (used only where NumPy is missing).
 
-The C adapters (c_kernels_nn.py) take NHWC float32; the rest lands here when NumPy is missing: float64
+The C adapters (backends/c/pool.py) take NHWC float32; the rest lands here when NumPy is missing: float64
 (the gradient checks), NCHW (moved to NHWC with the strided-view transpose and back), integer max
 pooling, and MaxPoolGradGrad. Where the windows fall and TensorFlow's errors come from
-ops/pool_windows.py's `Windows` (plain Python); then
+backends/numpy/pool_windows.py's `Windows` (plain Python); then
   - float32 / float64: the C kernels `wf_max_pool_<t>`, `wf_max_pool_grad_<t>`, `wf_max_pool_grad_grad_<t>`,
     `wf_avg_pool_<t>`, `wf_avg_pool_grad_<t>` (webflow/wasm/pool_template.h);
   - integers (max pooling only): a plain-Python scan of each window for its first maximal cell.
@@ -25,6 +25,7 @@ from webflow.backends.c import pool as c_pool  # noqa: F401  (c_pool declares th
 from webflow.backends.c.adapters import check, flat_ints, fn
 from webflow.backends.c.conv import Conv2DShape
 from webflow.backends.portable.conv_kernels import C_SUFFIX, from_nhwc, to_nhwc
+from webflow.framework.windows import from_nhwc_dims, nhwc_dims
 
 LOWEST = {"float32": -3.4028234663852886e38, "float64": -1.7976931348623157e308}
 
@@ -37,7 +38,7 @@ def _windows_module() -> Any:
 
 def _windows(op_type: str, shape: tuple, ksize: list, strides: list, padding: str, data_format: str) -> Any:
     pool = _windows_module()
-    return pool.Windows(op_type, pool.nhwc_shape(tuple(shape), data_format), ksize, strides, padding, data_format)
+    return pool.Windows(op_type, nhwc_dims(shape, data_format), ksize, strides, padding, data_format)
 
 
 def _geometry(w: Any) -> Conv2DShape:
@@ -50,7 +51,7 @@ def _check_shape(op_type: str, what: str, expected: tuple, got: tuple) -> None:
 
 
 def _layout(shape: tuple, data_format: str) -> tuple:
-    return _windows_module().layout_shape(shape, data_format)
+    return from_nhwc_dims(shape, data_format)
 
 
 def _c(name: str, w: Any, dtype: Any, out_shape: tuple, *inputs: CArray) -> CArray:

@@ -1,12 +1,12 @@
-"""Normal and truncated-normal draws without NumPy: the same numbers as ops/random_distributions.py.
+"""Normal and truncated-normal draws without NumPy: the same numbers as backends/numpy/random_distributions.py.
 
-Philox words come from the C kernel `wf_philox_uint32` (backends/c_philox.py); Box-Muller runs here in
+Philox words come from the C kernel `wf_philox_uint32` (backends/c/philox.py); Box-Muller runs here in
 plain Python, in float32 where TensorFlow computes in float32: each intermediate is rounded through an
 `array('f')`, and log/sin/cos are the C library's `logf`/`sinf`/`cosf` when ctypes can reach it (as the
 NumPy path does), so the values match it bit for bit. Without that library, float64 math rounded to
 float32 (within an ulp or two). Used only where NumPy is missing (backends/selection.py installs them).
 Cost: a few microseconds per value (a 784x1024 layer takes seconds), so float32 normal / truncated normal
-run in C first (backends/c_kernels_random.py: the same numbers, 784x512 in ~20 ms instead of ~3.5 s); these
+run in C first (backends/c/philox.py: the same numbers, 784x512 in ~20 ms instead of ~3.5 s); these
 kernels take float64 and run wherever the C library is missing.
 """
 
