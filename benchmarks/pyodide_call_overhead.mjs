@@ -1,5 +1,5 @@
 // Cost of calling webflow's wasm kernels from Python inside Pyodide (Node, offline): boot time, loading
-// the side module through webflow.backends.c_library, and the time per ctypes call.
+// the side module through webflow.backends.c.library, and the time per ctypes call.
 //
 //     (cd tests/pyodide && npm ci) && python -m webflow.wasm.build --wasm
 //     node benchmarks/pyodide_call_overhead.mjs
@@ -42,7 +42,7 @@ package = types.ModuleType("webflow")          # webflow/__init__.py needs NumPy
 package.__path__ = ["/home/pyodide/site/webflow"]
 sys.modules["webflow"] = package
 started = time.perf_counter()
-from webflow.backends import c_library as c, c_elementwise, c_gemm
+from webflow.backends.c import library as c, elementwise as c_elementwise, gemm as c_gemm
 c.library()
 load_ms = (time.perf_counter() - started) * 1e3
 

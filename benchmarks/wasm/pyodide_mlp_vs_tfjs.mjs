@@ -101,7 +101,7 @@ report({
   benchmark: "pyodide_setup", unit: "ms", boot: +bootMs.toFixed(0), micropip_and_wheel_install: +installMs.toFixed(0),
   import_webflow: +importMs.toFixed(0), wheel_bytes: fs.statSync(wheel).size, wheel: path.basename(wheel),
   numpy_in_pyodide: pyodide.runPython("import importlib.util; importlib.util.find_spec('numpy') is not None"),
-  webflow_wasm_variant: pyodide.runPython("from webflow.backends import c_library\nc_library.wasm_variant()"),
+  webflow_wasm_variant: pyodide.runPython("from webflow.backends.c import library\nlibrary.wasm_variant()"),
   tfjs: tf.version.tfjs, tfjs_backend: tf.getBackend(), tfjs_simd: tf.env().getBool("WASM_HAS_SIMD_SUPPORT"), node: process.version,
 });
 
@@ -126,7 +126,7 @@ put("y", classes);
 pyodide.runPython(`
 import array
 import webflow.compat.v1 as tf
-from webflow.backends.c_array import CArray
+from webflow.backends.arrays.carray import CArray
 
 tf.disable_v2_behavior()
 SIZES, BATCH = ${JSON.stringify(SIZES)}, ${BATCH}

@@ -22,7 +22,7 @@ async function boot() {
   pyodide.runPython(source);
   demo = pyodide.runPython("MnistDemo()");
   const info = demo.info().toJs({ dict_converter: Object.fromEntries });
-  const backend = pyodide.runPython("from webflow.backends import c_library\nc_library.backend_name()");
+  const backend = pyodide.runPython("from webflow.backends.c import library\nlibrary.backend_name()");
   post("ready", { info, backend, python: pyodide.runPython("import sys; sys.version.split()[0]"),
                   timings: { boot_ms: bootMs, install_ms: installMs, model_ms: since(start) - bootMs - installMs,
                              total_ms: since(start) } });

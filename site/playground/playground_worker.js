@@ -20,7 +20,7 @@ async function boot() {
   const namespace = pyodide.globals.get("dict")();
   pyodide.runPython(source, { globals: namespace, filename: "playground_runner.py" });
   runProgram = namespace.get("run_program");
-  const backend = pyodide.runPython("from webflow.backends import c_library\nc_library.backend_name()");
+  const backend = pyodide.runPython("from webflow.backends.c import library\nlibrary.backend_name()");
   post("ready", { python: pyodide.runPython("import sys; sys.version.split()[0]"), backend,
                   timings: { boot_ms: bootMs, install_ms: installMs, import_ms: since(start) - bootMs - installMs,
                              total_ms: since(start) } });
