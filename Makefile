@@ -11,8 +11,12 @@ TORCH_VENV := .venv-torch
 # NumPy built without BLAS (as Pyodide's is): a benchmark peer only (make bench-wasm); compiles ~10 min.
 NOBLAS_VENV := .venv-numpy-noblas
 DATA ?= $(CURDIR)/../shared/data
+# protoc, for webflow/protos/*_pb2.py only (make protos): grpcio-tools 1.85.1 bundles protoc 35.1, whose Python code
+# needs protobuf >= 7.35.1 (the floor in pyproject.toml: move both together).
+PROTOC_VENV := .venv-protoc
+GRPCIO_TOOLS := 1.85.1
 
-.PHONY: demo test lint oracle clean bench-cnn bench-mnist bench-wasm wasm pyodide
+.PHONY: demo test lint oracle clean bench-cnn bench-mnist bench-wasm wasm pyodide protos
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +44,16 @@ $(NOBLAS_VENV)/.installed:
 	touch $@
 
 oracle: $(TF_VENV)/.installed
+
+$(PROTOC_VENV)/.installed-$(GRPCIO_TOOLS):
+	$(PYTHON) -m venv $(PROTOC_VENV)
+	$(PROTOC_VENV)/bin/python -m pip install -q --upgrade pip
+	$(PROTOC_VENV)/bin/python -m pip install -q grpcio-tools==$(GRPCIO_TOOLS)
+	touch $@
+
+# Regenerates the committed webflow/protos/*_pb2.py from the .proto files beside them (webflow/protos/README.md).
+protos: $(PROTOC_VENV)/.installed-$(GRPCIO_TOOLS)
+	$(PROTOC_VENV)/bin/python tools/build_protos.py
 
 # webflow's C kernels (native and wasm in Node) vs NumPy with/without BLAS and TensorFlow.js wasm (benchmarks/README.md).
 bench-wasm: $(VENV)/.installed $(NOBLAS_VENV)/.installed
@@ -94,4 +108,4 @@ labext:
 	cd labextension && npm install --no-audit --no-fund --loglevel=error && npm run build
 
 clean:
-	rm -rf $(VENV) $(TF_VENV) $(TORCH_VENV) $(NOBLAS_VENV) build *.egg-info
+	rm -rf $(VENV) $(TF_VENV) $(TORCH_VENV) $(NOBLAS_VENV) $(PROTOC_VENV) build *.egg-info

@@ -12,7 +12,7 @@ from webflow.backends.c import elementwise as c_elementwise
 from webflow.backends.c import parallel
 from webflow.backends.numpy import conv as conv_kernels
 from webflow.framework.errors import InvalidArgumentError
-from webflow.ops.math_ops import sum_kernel
+from webflow.ops.sum_mean_ops import sum_kernel
 
 SAME = ((1, 1), (1, 1), "SAME", ((0, 0), (0, 0)))
 

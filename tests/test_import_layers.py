@@ -69,3 +69,22 @@ def test_the_checker_finds_a_cycle_and_a_forbidden_import(tmp_path: Path) -> Non
     assert import_graph.forbidden_imports(edges, allowed) == [
         "webflow.low.b:3 imports webflow.top (top/ is not in its README's May import line)"]
     assert import_graph.unruled_packages(str(root)) == ["webflow/top/README.md has no 'May import:' line"]
+
+
+def test_the_package_table_repeats_each_readme_line() -> None:
+    """webflow/README.md's table ("folder | role | may import") says what each folder README's May-import line
+    says, so the overview cannot drift from the lines the checks above enforce."""
+    allowed = import_graph.allowed_imports()
+    rows = {}
+    with open(os.path.join(REPO, "webflow", "README.md"), encoding="utf-8") as file:
+        for line in file:
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            if len(cells) == 3 and cells[0].startswith("`") and cells[0].endswith("/`"):
+                rows[cells[0].strip("`/")] = cells[2]
+    packages = {name for name in allowed if name}
+    assert set(rows) == packages, f"table rows {sorted(rows)} vs packages with a README {sorted(packages)}"
+    for name, cell in rows.items():
+        listed = None if cell == "anything" else {n for n in cell.replace(",", " ").split() if n.endswith("/")}
+        expected = allowed[name]
+        expected = None if expected is None else {f"{p}/" for p in expected - {name}}
+        assert listed == expected, f"{name}/: the table says {cell!r}, its README allows {expected}"

@@ -17,6 +17,7 @@ import glob
 import importlib
 import os
 import pkgutil
+import re
 import sys
 import warnings
 
@@ -195,3 +196,28 @@ def test_every_kernel_an_op_names_exists(ops: dict) -> None:
     assert not broken, f"{len(broken)} op types name kernels that do not exist: " + \
         "; ".join(f"{t}: {', '.join(p)}" for t, p in broken.items())
     assert total > len(ops), f"only {total} kernels found for {len(ops)} op types"
+
+
+_SUFFIX_PATTERNS = {"<t>": "(f32|f64|i32|i64|u8)", "<i>": "(i32|i64)", "<bits>": "(8|16|32|64)"}
+
+
+def test_every_c_kernel_calls_a_declared_c_function(ops: dict) -> None:
+    """The C symbol pattern a C kernel's docstring starts with (the one place it is written; the lab's kernel
+    panel reads it) names C functions the library declares: `wf_gemm_<t>` -> wf_gemm_f32, wf_gemm_f64."""
+    from webflow.backends.c import library
+
+    declared = set(library.declared())
+    c_kernels = {op_type: opdef.c_adapter for op_type, opdef in ops.items() if opdef.c_adapter is not None}
+    assert len(c_kernels) > 80, f"only {len(c_kernels)} ops name a C kernel"
+    wrong = {}
+    for op_type, c_kernel in c_kernels.items():
+        symbol = c_kernel.symbol
+        if symbol is None:
+            wrong[op_type] = "its adapter's docstring does not start with a wf_ symbol"
+            continue
+        pattern = re.escape(symbol)
+        for placeholder, alternatives in _SUFFIX_PATTERNS.items():
+            pattern = pattern.replace(re.escape(placeholder), alternatives)
+        if not any(re.fullmatch(pattern, name) for name in declared):
+            wrong[op_type] = f"{symbol} matches no declared C function"
+    assert not wrong, f"{len(wrong)} C kernels name no declared C function: {wrong}"

@@ -28,6 +28,9 @@ from webflow.ops.reduction_ops import (
     argmax, argmin, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_min, reduce_prod,
 )
 
+# --- io (io/): tf.io (TFRecord files; loads no protobuf) ---
+from webflow import io
+
 # --- config (config.py): wf.config.set_backend / get_backend (which kernels run: numpy, native C, wasm) ---
 from webflow import config
 

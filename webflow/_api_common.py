@@ -22,10 +22,10 @@ from webflow.ops.constants import constant
 from webflow.autodiff.gradients import UnconnectedGradients
 from webflow.autodiff.tape import GradientTape
 
-# --- math (ops/math_ops.py) ---
-from webflow.ops.math_ops import (
-    add, add_n, cast, divide, matmul, multiply, negative, reduce_mean, reduce_sum, subtract, truediv,
-)
+# --- math (ops/math_ops.py, matmul_ops.py, sum_mean_ops.py) ---
+from webflow.ops.math_ops import add, add_n, cast, divide, multiply, negative, subtract, truediv
+from webflow.ops.matmul_ops import matmul
+from webflow.ops.sum_mean_ops import reduce_mean, reduce_sum
 # (ops/unary_math_ops.py, binary_math_ops.py, logic_ops.py, reduction_ops.py; names TF1 and TF2 share)
 from webflow.ops.unary_math_ops import abs, cos, exp, floor, round, sigmoid, sign, sin, sqrt, square, tanh
 from webflow.ops.binary_math_ops import maximum, minimum, pow, realdiv, tensordot, truncatediv, truncatemod
@@ -34,26 +34,29 @@ from webflow.ops.logic_ops import (
 )
 from webflow.ops.reduction_ops import cumsum
 
-# --- array (ops/array_ops.py) ---
+# --- array (ops/array_ops.py, broadcast_ops.py, concat_ops.py, sequence_ops.py) ---
 from webflow.ops.array_ops import (
-    broadcast_to, concat, fill, identity, one_hot, ones, ones_like, range, rank, reshape, shape, size,
-    split, stack, stop_gradient, unstack, zeros, zeros_like,
+    fill, identity, ones, ones_like, rank, reshape, shape, size, stop_gradient, zeros, zeros_like,
 )
+from webflow.ops.broadcast_ops import broadcast_to
+from webflow.ops.concat_ops import concat, split, stack, unstack
+from webflow.ops.sequence_ops import one_hot, range
 from webflow.ops.indexing_ops import slice, strided_slice
 from webflow.ops.gather_ops import gather_v2 as gather, gather_nd_v2 as gather_nd, boolean_mask_v2 as boolean_mask
 from webflow.ops.gather_ops import scatter_nd
 from webflow.ops.manip_ops import (
     identity_n, invert_permutation, reverse, sequence_mask, shape_n, tile,
-    expand_dims_v2 as expand_dims, pad_v2 as pad, squeeze_v2 as squeeze, transpose_v2 as transpose,
+    expand_dims_v2 as expand_dims, squeeze_v2 as squeeze, transpose_v2 as transpose,
 )
+from webflow.ops.pad_ops import pad_v2 as pad
 from webflow.ops.manip_ops import reverse as reverse_v2
 newaxis = None
 
-# --- control flow (ops/control_flow_ops.py) ---
+# --- control flow (ops/control_flow_ops.py, while_loop.py) ---
 from webflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies
 from webflow.ops.control_flow_ops import case
 from webflow.ops.control_flow_ops import cond_v2 as cond
-from webflow.ops.control_flow_ops import while_loop_v2 as while_loop
+from webflow.ops.while_loop import while_loop_v2 as while_loop
 
 # --- state (ops/state_ops.py) ---
 from webflow.ops.state_ops import Variable

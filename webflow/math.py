@@ -1,7 +1,7 @@
 """`wf.math`: TensorFlow 2's math namespace (`tf.math.log`, `tf.math.reduce_max`, `tf.math.argmax` ...).
 
-The ops live in ops/math_ops.py (arithmetic, matmul, Sum/Mean, Cast), ops/unary_math_ops.py,
-ops/binary_math_ops.py, ops/logic_ops.py and ops/reduction_ops.py. TF1's variant (keep_dims,
+The ops live in ops/math_ops.py (arithmetic, Cast), ops/matmul_ops.py, ops/sum_mean_ops.py (Sum, Mean),
+ops/unary_math_ops.py, ops/binary_math_ops.py, ops/logic_ops.py and ops/reduction_ops.py. TF1's variant (keep_dims,
 reduction_indices, argmax's dimension) is webflow.compat.v1_math.
 """
 
@@ -12,9 +12,9 @@ from webflow.ops.binary_math_ops import (
 from webflow.ops.logic_ops import (
     equal, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or, logical_xor, not_equal,
 )
-from webflow.ops.math_ops import (
-    add, add_n, cast, divide, matmul, multiply, negative, reduce_mean, reduce_sum, subtract, truediv,
-)
+from webflow.ops.math_ops import add, add_n, cast, divide, multiply, negative, subtract, truediv
+from webflow.ops.matmul_ops import matmul
+from webflow.ops.sum_mean_ops import reduce_mean, reduce_sum
 from webflow.ops.reduction_ops import (
     argmax, argmin, count_nonzero, cumprod, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
     reduce_min, reduce_prod,

@@ -1,8 +1,8 @@
-"""Op table rows for variables (ops/state_ops.py). Each row makes a `wf.Variable` from its first input, as a
-learner does: in the harness's graph that is a TF1 RefVariable (VariableV2, its Assign initializer, Assign /
-AssignAdd / AssignSub, IsVariableInitialized), eagerly a ResourceVariable (AssignVariableOp, AssignAddVariableOp,
-AssignSubVariableOp, ReadVariableOp). Graph and eager runs must both give the NumPy reference (see
-tests/op_harness.py). No gradients: assignments are not differentiable, in TensorFlow either.
+"""Op table rows for variables (ops/state_ops.py, ops/resource_variable_ops.py). Each row makes a `wf.Variable`
+from its first input, as a learner does: in the harness's graph that is a TF1 RefVariable (VariableV2, its Assign
+initializer, Assign / AssignAdd / AssignSub, IsVariableInitialized), eagerly a ResourceVariable (AssignVariableOp,
+AssignAddVariableOp, AssignSubVariableOp, ReadVariableOp). Graph and eager runs must both give the NumPy reference
+(see tests/op_harness.py). No gradients: assignments are not differentiable, in TensorFlow either.
 """
 
 import numpy as np

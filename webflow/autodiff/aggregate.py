@@ -14,9 +14,9 @@ def aggregate(grads: list) -> Any:
         return None
     if len(grads) == 1:
         return grads[0]
-    from webflow.ops import array_ops, math_ops
+    from webflow.ops import concat_ops, math_ops
 
     if all(isinstance(g, IndexedSlices) for g in grads):
-        return IndexedSlices(array_ops.concat([g.values for g in grads], 0),
-                             array_ops.concat([g.indices for g in grads], 0), grads[0].dense_shape)
+        return IndexedSlices(concat_ops.concat([g.values for g in grads], 0),
+                             concat_ops.concat([g.indices for g in grads], 0), grads[0].dense_shape)
     return math_ops.add_n([math_ops.to_dense(g) for g in grads])

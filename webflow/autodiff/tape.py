@@ -195,7 +195,7 @@ class GradientTape:
     def jacobian(self, target: Any, sources: Any, unconnected_gradients: str = UnconnectedGradients.NONE,
                  parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """d target[i...] / d source, stacked over target elements (computed row by row)."""
-        from webflow.ops import array_ops
+        from webflow.ops import array_ops, concat_ops, sequence_ops
 
         if not self._persistent and self._used:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of gradients")
@@ -207,7 +207,7 @@ class GradientTape:
         rows = []
         try:
             for i in range(size):
-                seed = array_ops.reshape(array_ops.one_hot(i, size, dtype=target.dtype), target.shape)
+                seed = array_ops.reshape(sequence_ops.one_hot(i, size, dtype=target.dtype), target.shape)
                 rows.append(self.gradient(target, source_leaves, output_gradients=[seed],
                                           unconnected_gradients=unconnected_gradients))
         finally:
@@ -219,7 +219,7 @@ class GradientTape:
             if any(c is None for c in column):
                 results.append(None)
                 continue
-            stacked = array_ops.stack([array_ops.to_dense_tensor(c) for c in column])
+            stacked = concat_ops.stack([array_ops.to_dense_tensor(c) for c in column])
             results.append(array_ops.reshape(stacked, target.shape.concatenate(convert_to_tensor(source).shape)))
         return _nest_pack(sources, iter(results))
 

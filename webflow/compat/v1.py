@@ -19,10 +19,10 @@ from webflow.framework.scopes import (
 )
 from webflow.framework.scopes import name_scope_v1 as name_scope
 from webflow.ops.constants import placeholder, placeholder_with_default
-from webflow.ops.state_ops import (
-    all_variables, assign, assign_add, assign_sub, global_variables, global_variables_initializer,
-    initialize_all_variables, is_variable_initialized, local_variables, local_variables_initializer,
-    model_variables, moving_average_variables, trainable_variables, variables_initializer,
+from webflow.ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized
+from webflow.ops.variables import (
+    all_variables, global_variables, global_variables_initializer, initialize_all_variables, local_variables,
+    local_variables_initializer, model_variables, moving_average_variables, trainable_variables, variables_initializer,
 )
 from webflow.runtime.config import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from webflow.runtime.session import InteractiveSession, Session
@@ -54,10 +54,14 @@ from webflow.compat import contrib
 # --- metrics (metrics/): TF1's tf.metrics ---
 from webflow import metrics
 
+# --- io (io/): TF1's tf.io and tf.python_io (TFRecord files; loads no protobuf) ---
+from webflow.io import python_io, v1 as io
+
 # --- TF1 spellings of ops whose TF2 names differ (each family adds its own) ---
-# array (ops/manip_ops.py, ops/gather_ops.py): TF1 argument orders
+# array (ops/manip_ops.py, ops/pad_ops.py, ops/gather_ops.py): TF1 argument orders
 from webflow.ops.gather_ops import boolean_mask, gather, gather_nd
-from webflow.ops.manip_ops import expand_dims, pad, squeeze, transpose
+from webflow.ops.manip_ops import expand_dims, squeeze, transpose
+from webflow.ops.pad_ops import pad
 from webflow.ops.math_ops import to_float, to_int32, to_int64
 # math (ops/*math_ops.py, logic_ops.py, reduction_ops.py): TF1-only names and TF1 signatures
 from webflow.compat import v1_math as math
@@ -69,8 +73,9 @@ from webflow.ops.reduction_ops import (
     reduce_all_v1 as reduce_all, reduce_any_v1 as reduce_any, reduce_logsumexp_v1 as reduce_logsumexp,
     reduce_max_v1 as reduce_max, reduce_min_v1 as reduce_min, reduce_prod_v1 as reduce_prod,
 )
-# control flow (ops/control_flow_ops.py): TF1's cond and while_loop unpack one-element lists
-from webflow.ops.control_flow_ops import cond, while_loop
+# control flow (ops/control_flow_ops.py, ops/while_loop.py): TF1's cond and while_loop unpack one-element lists
+from webflow.ops.control_flow_ops import cond
+from webflow.ops.while_loop import while_loop
 # random (ops/random_ops.py): TF1's top-level random ops, seeds and its tf.random namespace
 from webflow.compat import v1_random as random
 from webflow.framework.random_seed import get_seed, set_random_seed

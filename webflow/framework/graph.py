@@ -3,6 +3,11 @@
 Naming follows TensorFlow exactly: `unique_name` appends `_1`, `_2` ... per (lower-cased) name, and
 op names and name scopes share one namespace, so `with name_scope("add")` after an op `add` gives
 `add_1/`.
+
+Longer than ~400 lines because Graph and Operation are one structure: a Graph creates, numbers and names its
+Operations (unique names, name scopes, control dependencies, devices), and each Operation points back to its
+Graph for its id, its control inputs and `op.run()`; TensorFlow keeps them, with GraphKeys, in one
+framework/ops.py.
 """
 
 from __future__ import annotations

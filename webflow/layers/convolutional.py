@@ -12,8 +12,9 @@ from typing import Any
 
 from webflow.framework import context
 from webflow.framework.tensor_shape import TensorShape
-from webflow.layers import base
-from webflow.layers.base import InputSpec, Layer, normalize_tuple, tf_data_format
+from webflow.layers import utils
+from webflow.layers.base import InputSpec, Layer
+from webflow.layers.utils import normalize_tuple, tf_data_format
 from webflow.ops import conv_ops, init_ops, nn_ops
 
 
@@ -42,13 +43,13 @@ class Conv2D(Layer):
         self.filters = filters
         self.kernel_size = normalize_tuple(kernel_size, 2, "kernel_size")
         self.strides = normalize_tuple(strides, 2, "strides")
-        self.padding = base.normalize_padding(padding)
-        self.data_format = base.normalize_data_format(data_format)
+        self.padding = utils.normalize_padding(padding)
+        self.data_format = utils.normalize_data_format(data_format)
         self.dilation_rate = normalize_tuple(dilation_rate, 2, "dilation_rate")
-        self.activation = base.get_activation(activation)
+        self.activation = utils.get_activation(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = base.get_initializer(kernel_initializer)
-        self.bias_initializer = base.get_initializer(bias_initializer)
+        self.kernel_initializer = utils.get_initializer(kernel_initializer)
+        self.bias_initializer = utils.get_initializer(bias_initializer)
         self.kernel_regularizer = kernel_regularizer
         self.bias_regularizer = bias_regularizer
         self.kernel_constraint = kernel_constraint

@@ -16,9 +16,10 @@ from typing import Any
 
 from webflow.framework import context
 from webflow.framework.tensor_shape import TensorShape
-from webflow.layers.base import InputSpec, Layer, get_activation, get_initializer, normalize_data_format, smart_cond
+from webflow.layers.base import InputSpec, Layer
+from webflow.layers.utils import get_activation, get_initializer, normalize_data_format, smart_cond
 from webflow.nn.dropout_ops import dropout_v2
-from webflow.ops import array_ops, init_ops, manip_ops, math_ops, nn_ops
+from webflow.ops import array_ops, init_ops, manip_ops, math_ops, matmul_ops, nn_ops
 from webflow.ops.binary_math_ops import tensordot
 from webflow.ops.constants import constant
 from webflow.ops.convert import convert_to_tensor
@@ -71,7 +72,7 @@ class Dense(Layer):
             inputs = math_ops.cast(inputs, self._dtype)
         rank = inputs.shape.rank
         if rank == 2 or rank is None:
-            outputs = math_ops.matmul(inputs, self.kernel)
+            outputs = matmul_ops.matmul(inputs, self.kernel)
         else:
             # Contract the last axis with the kernel's first; the static shape is set as TensorFlow does.
             outputs = tensordot(inputs, self.kernel, [[rank - 1], [0]])

@@ -21,7 +21,8 @@ from typing import Any
 from webflow.framework import dtypes
 from webflow.framework.scopes import name_scope_v1
 from webflow.framework.tensor_shape import TensorShape
-from webflow.layers.base import InputSpec, Layer, constant_pred, get_initializer, smart_cond
+from webflow.layers.base import InputSpec, Layer
+from webflow.layers.utils import constant_pred, get_initializer, smart_cond
 from webflow.nn.moments import moments
 from webflow.nn.normalization import batch_normalization as nn_batch_normalization
 from webflow.nn.normalization import fused_batch_norm

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.framework.tensor_shape import TensorShape
-from webflow.layers import base
-from webflow.layers.base import InputSpec, Layer, normalize_tuple
+from webflow.layers import utils
+from webflow.layers.base import InputSpec, Layer
+from webflow.layers.utils import normalize_tuple
 from webflow.ops import pool_ops
 
 
@@ -35,8 +36,8 @@ class _Pooling2D(Layer):
             strides = pool_size
         self.pool_size = normalize_tuple(pool_size, 2, "pool_size")
         self.strides = normalize_tuple(strides, 2, "strides")
-        self.padding = base.normalize_padding(padding)
-        self.data_format = base.normalize_data_format(data_format)
+        self.padding = utils.normalize_padding(padding)
+        self.data_format = utils.normalize_data_format(data_format)
         self.input_spec = InputSpec(ndim=4)
 
     def call(self, inputs: Any) -> Any:
@@ -45,7 +46,7 @@ class _Pooling2D(Layer):
         else:
             window, strides = (1, 1, *self.pool_size), (1, 1, *self.strides)
         return type(self)._pool_function(inputs, ksize=window, strides=strides, padding=self.padding.upper(),
-                                         data_format=base.tf_data_format(self.data_format))
+                                         data_format=utils.tf_data_format(self.data_format))
 
     def compute_output_shape(self, input_shape: Any) -> TensorShape:
         dims = TensorShape(input_shape).as_list()

@@ -22,7 +22,7 @@ from webflow.framework.graph import GraphKeys
 from webflow.framework.scopes import add_to_collection, control_dependencies, get_collection, name_scope_v1
 from webflow.framework.tensor import Tensor
 from webflow.losses.weights_broadcast import assert_broadcastable, broadcast_weights
-from webflow.ops import array_ops, logic_ops, math_ops, nn_ops, unary_math_ops
+from webflow.ops import array_ops, logic_ops, math_ops, nn_ops, sum_mean_ops, unary_math_ops
 from webflow.ops.binary_math_ops import div_no_nan, minimum, squared_difference
 from webflow.ops.convert import convert_to_tensor
 
@@ -88,7 +88,7 @@ def get_total_loss(add_regularization_losses: bool = True, name: str = "total_lo
 # --- reductions -------------------------------------------------------------------------------------
 def _safe_mean(losses: Any, num_present: Any) -> Any:
     """sum(losses) / num_present, or 0 when num_present is 0 (DivNoNan named `value`)."""
-    return div_no_nan(math_ops.reduce_sum(losses), num_present, name="value")
+    return div_no_nan(sum_mean_ops.reduce_sum(losses), num_present, name="value")
 
 
 def _num_elements(losses: Any) -> Any:
@@ -106,7 +106,7 @@ def _num_present(losses: Any, weights: Any) -> Any:
         present = logic_ops.where_v1(logic_ops.equal(weights, 0.0), array_ops.zeros_like(weights),
                                      array_ops.ones_like(weights))
         present = broadcast_weights(present, losses)
-        return math_ops.reduce_sum(present, name=scope or None)
+        return sum_mean_ops.reduce_sum(present, name=scope or None)
 
 
 def _check_list(check: Any) -> list:
@@ -128,9 +128,9 @@ def compute_weighted_loss(losses: Any, weights: Any = 1.0, scope: str | None = N
             if reduction == Reduction.NONE:
                 loss = weighted_losses
             else:
-                loss = math_ops.reduce_sum(weighted_losses)
+                loss = sum_mean_ops.reduce_sum(weighted_losses)
                 if reduction == Reduction.MEAN:
-                    loss = _safe_mean(loss, math_ops.reduce_sum(array_ops.ones_like(losses) * weights))
+                    loss = _safe_mean(loss, sum_mean_ops.reduce_sum(array_ops.ones_like(losses) * weights))
                 elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
                     loss = _safe_mean(loss, _num_present(losses, weights))
                 elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
@@ -235,7 +235,7 @@ def cosine_distance(labels: Any, predictions: Any, axis: int | None = None, weig
     with name_scope_v1(scope, "cosine_distance_loss", (predictions, labels, weights)) as scope:
         predictions, labels = _float_pair(predictions, labels)
         radial_diffs = math_ops.multiply(predictions, labels)
-        losses = 1 - math_ops.reduce_sum(radial_diffs, axis=(axis,), keepdims=True)
+        losses = 1 - sum_mean_ops.reduce_sum(radial_diffs, axis=(axis,), keepdims=True)
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction=reduction)
 
 

@@ -19,7 +19,7 @@ from webflow.framework.graph import GraphKeys
 from webflow.framework.scopes import add_to_collections, control_dependencies, name_scope_v1
 from webflow.losses.losses_impl import cast
 from webflow.losses.weights_broadcast import broadcast_weights, remove_squeezable_dimensions
-from webflow.ops import array_ops, logic_ops, manip_ops, math_ops, state_ops
+from webflow.ops import array_ops, logic_ops, manip_ops, math_ops, state_ops, sum_mean_ops
 from webflow.ops.binary_math_ops import div_no_nan, maximum, squared_difference
 from webflow.ops.control_flow_ops import no_op
 from webflow.ops.convert import constant_value, convert_to_tensor
@@ -78,8 +78,8 @@ def mean(values: Any, weights: Any = None, metrics_collections: Any = None, upda
             values, _, weights = _squeeze_or_expand(values, None, weights)
             weights = broadcast_weights(cast(weights, dtypes.float32), values)
             values = math_ops.multiply(values, weights)
-            num_values = math_ops.reduce_sum(weights)
-        update_total_op = state_ops.assign_add(total, math_ops.reduce_sum(values))
+            num_values = sum_mean_ops.reduce_sum(weights)
+        update_total_op = state_ops.assign_add(total, sum_mean_ops.reduce_sum(values))
         with control_dependencies([values]):
             update_count_op = state_ops.assign_add(count, num_values)
         mean_t = div_no_nan(total, maximum(count, 0), name="value")
@@ -151,7 +151,7 @@ def _count_condition(values: Any, weights: Any = None, metrics_collections: Any 
             values = math_ops.multiply(values, weights)
     value_tensor = array_ops.identity(count.value())  # TF reads the variable through `read_var`
     _publish(metrics_collections, value_tensor)
-    update_op = state_ops.assign_add(count, math_ops.reduce_sum(values))
+    update_op = state_ops.assign_add(count, sum_mean_ops.reduce_sum(values))
     _publish(updates_collections, update_op)
     return value_tensor, update_op
 

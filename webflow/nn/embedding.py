@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.framework import context
-from webflow.ops import array_ops
+from webflow.ops import array_ops, binary_math_ops, sum_mean_ops, unary_math_ops
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.gather_ops import gather
 
@@ -37,8 +37,6 @@ def _clipped(rows: Any, max_norm: Any) -> Any:
     """rows * min(1, max_norm / ||row||) along the last axis (TF's _clip for max_norm)."""
     if max_norm is None:
         return rows
-    from webflow.ops import math_ops
-
-    norms = math_ops.sqrt(math_ops.reduce_sum(rows * rows, axis=-1, keepdims=True))
-    scale = math_ops.minimum(1.0, max_norm / math_ops.maximum(norms, 1e-12))
+    norms = unary_math_ops.sqrt(sum_mean_ops.reduce_sum(rows * rows, axis=-1, keepdims=True))
+    scale = binary_math_ops.minimum(1.0, max_norm / binary_math_ops.maximum(norms, 1e-12))
     return rows * scale

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.framework.scopes import name_scope_v1
-from webflow.ops import array_ops, math_ops
+from webflow.ops import array_ops, sum_mean_ops
 from webflow.ops.binary_math_ops import squared_difference
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.manip_ops import squeeze
@@ -21,8 +21,8 @@ def moments(x: Any, axes: Any, shift: Any = None, name: str | None = None, keep_
     keep = bool(keepdims if keepdims is not None else keep_dims)
     with name_scope_v1(name, "moments", [x, axes]):
         x = convert_to_tensor(x)
-        mean = math_ops.reduce_mean(x, axes, keepdims=True, name="mean")
-        variance = math_ops.reduce_mean(squared_difference(x, array_ops.stop_gradient(mean)), axes,
+        mean = sum_mean_ops.reduce_mean(x, axes, keepdims=True, name="mean")
+        variance = sum_mean_ops.reduce_mean(squared_difference(x, array_ops.stop_gradient(mean)), axes,
                                         keepdims=True, name="variance")
         if not keep:
             mean = squeeze(mean, axes)

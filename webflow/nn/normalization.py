@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.ops import math_ops
+from webflow.ops import math_ops, sum_mean_ops
 from webflow.ops.binary_math_ops import maximum
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.nn_batch_norm_ops import fused_batch_norm_v3
@@ -32,7 +32,7 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | N
     axis = _axis_or_dim(axis, dim)
     with op_scope(name or "l2_normalize") as scope:
         x = convert_to_tensor(x, name="x")
-        square_sum = math_ops.reduce_sum(square(x), axis, keepdims=True)
+        square_sum = sum_mean_ops.reduce_sum(square(x), axis, keepdims=True)
         x_inv_norm = rsqrt(maximum(square_sum, epsilon))
         return math_ops.multiply(x, x_inv_norm, name=scope or None)
 

@@ -17,9 +17,10 @@ from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.scopes import name_scope_v1
 from webflow.framework.tensor import OPERATORS
-from webflow.ops import array_ops, logic_ops, unary_math_ops
+from webflow.ops import array_ops, concat_ops, logic_ops, unary_math_ops
+from webflow.ops.broadcast_ops import unbroadcast
 from webflow.ops.convert import convert_to_tensor
-from webflow.ops.math_ops import _binary_operator, multiply, negative, real_div, subtract, unbroadcast
+from webflow.ops.math_ops import _binary_operator, multiply, negative, real_div, subtract
 from webflow.ops.registry import apply_op, register_gradient, register_op
 from webflow.ops.shapes import broadcast_binary
 
@@ -301,11 +302,11 @@ def _as_matrix(x: Any, axes: list, contracted_first: bool) -> tuple:
         target = [size_axes, size_free] if contracted_first else [size_free, size_axes]
         matrix = moved if list(moved.shape.as_tuple()) == target else array_ops.reshape(moved, target)
         return matrix, free_dims
-    parts = array_ops.unstack(array_ops.shape(x), num=rank)
-    free_dims = array_ops.stack([parts[i] for i in free]) if free else np.zeros(0, np.int32)
+    parts = concat_ops.unstack(array_ops.shape(x), num=rank)
+    free_dims = concat_ops.stack([parts[i] for i in free]) if free else np.zeros(0, np.int32)
     target = [-1, _product([parts[i] for i in axes])] if not contracted_first \
         else [_product([parts[i] for i in axes]), -1]
-    return array_ops.reshape(moved, array_ops.stack(target)), (free_dims, [dims[i] for i in free])
+    return array_ops.reshape(moved, concat_ops.stack(target)), (free_dims, [dims[i] for i in free])
 
 
 def _product(values: list) -> Any:
@@ -317,7 +318,7 @@ def _product(values: list) -> Any:
 
 def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Any:
     """sum over the contracted axes of a[..free_a.., k] * b[k, ..free_b..]: a MatMul of reshaped inputs."""
-    from webflow.ops.math_ops import matmul
+    from webflow.ops.matmul_ops import matmul
 
     with name_scope_v1(name, "Tensordot", [a, b, axes]) as scope:
         a = convert_to_tensor(a, name="a")
@@ -332,7 +333,7 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Any:
             return array_ops.reshape(product, a_free + b_free, name=scope or None)
         (a_free, a_static), (b_free, b_static) = (
             free if isinstance(free, tuple) else (free, free) for free in (a_free, b_free))
-        result = array_ops.reshape(product, array_ops.concat([a_free, b_free], 0), name=scope or None)
+        result = array_ops.reshape(product, concat_ops.concat([a_free, b_free], 0), name=scope or None)
         result.set_shape(a_static + b_static)  # what is known statically, as TensorFlow sets it
         return result
 

@@ -18,7 +18,7 @@ from webflow.backends.portable import math_kernels
 from webflow.framework import dtypes
 from webflow.framework.indexed_slices import IndexedSlices
 from webflow.framework.tensor_shape import TensorShape
-from webflow.ops import array_ops
+from webflow.ops import array_ops, concat_ops
 from webflow.ops.convert import constant_value, constant_value_as_shape, convert_to_tensor
 from webflow.ops.registry import (
     NotDifferentiable,
@@ -80,7 +80,7 @@ def _gather_grad(op: Any, grad: Any) -> list:
         if params.shape.rank is not None and params.shape[1:].is_fully_defined():
             values = array_ops.reshape(grad, [-1] + params.shape.as_list()[1:])
         else:
-            values = array_ops.reshape(grad, array_ops.concat([[-1], params_shape[1:]], 0))
+            values = array_ops.reshape(grad, concat_ops.concat([[-1], params_shape[1:]], 0))
         return [IndexedSlices(values, flat_indices, params_shape), None, None]
     if axis is None or params.shape.rank is None or indices.shape.rank is None:
         raise ValueError(f"The gradient of {op.name} along a non-constant axis needs known ranks")
@@ -91,7 +91,7 @@ def _gather_grad(op: Any, grad: Any) -> list:
     front = list(builtins.range(axis, axis + rank_i)) + list(builtins.range(axis)) + \
         list(builtins.range(axis + rank_i, grad_rank))
     moved = transpose(grad, front)
-    rows = array_ops.reshape(moved, array_ops.concat([[-1], array_ops.shape(moved)[rank_i:]], 0))
+    rows = array_ops.reshape(moved, concat_ops.concat([[-1], array_ops.shape(moved)[rank_i:]], 0))
     summed = array_ops.unsorted_segment_sum(rows, flat_indices, params_shape[axis])
     back = list(builtins.range(1, axis + 1)) + [0] + list(builtins.range(axis + 1, rank_p))
     return [transpose(summed, back), None, None]
@@ -222,7 +222,7 @@ def _merge_mask_dims(tensor: Any, axis: int, mask_rank: int) -> Any:
     if dims is not None and all(d is not None for i, d in enumerate(dims) if not axis <= i < axis + mask_rank):
         return array_ops.reshape(tensor, list(dims[:axis]) + [-1] + list(dims[axis + mask_rank:]))
     shape = array_ops.shape(tensor)
-    target = array_ops.concat([shape[:axis], [-1], shape[axis + mask_rank:]], 0)
+    target = concat_ops.concat([shape[:axis], [-1], shape[axis + mask_rank:]], 0)
     return array_ops.reshape(tensor, target)
 
 

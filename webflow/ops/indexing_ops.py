@@ -19,7 +19,7 @@ from webflow.framework import context, dtypes
 from webflow.framework.slicing import UNKNOWN, index_items, sliced_shape
 from webflow.framework.tensor import OPERATORS, TensorBase
 from webflow.framework.tensor_shape import TensorShape
-from webflow.ops import array_ops
+from webflow.ops import array_ops, concat_ops
 from webflow.ops.convert import constant_value, constant_value_as_shape, convert_to_tensor
 from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
 
@@ -80,7 +80,7 @@ def _index_vector(value: Any) -> Any:
     if isinstance(value, (list, tuple)) and not any(isinstance(v, TensorBase) for v in value):
         return backend_values.array(value, dtypes.int32)
     if isinstance(value, (list, tuple)):
-        return array_ops.stack(list(value))
+        return concat_ops.stack(list(value))
     return value
 
 
@@ -171,7 +171,7 @@ def _packed(values: list, name: str = "stack") -> Any:
 
         return constant(backend_values.array(values, dtypes.int32).reshape(-1), name=name)
     values = [v if isinstance(v, TensorBase) else np.array(v, dtype=dtype.as_numpy_dtype) for v in values]
-    return array_ops.stack(values, name=name)
+    return concat_ops.stack(values, name=name)
 
 
 OPERATORS["getitem"] = getitem
@@ -225,14 +225,14 @@ def slice_kernel(x: Any, begin: Any, size: Any) -> Any:
 @register_gradient("Slice")
 def _slice_grad(op: Any, grad: Any) -> list:
     """dx = grad padded with zeros: begin before, (shape(x) - begin - size) after, on every axis."""
-    from webflow.ops.manip_ops import pad
     from webflow.ops.math_ops import subtract
+    from webflow.ops.pad_ops import pad
 
     x, begin, _ = op.inputs
     index_dtype = begin.dtype.base_dtype
     after = subtract(subtract(array_ops.shape(x, out_type=index_dtype), begin),
                      array_ops.shape(grad, out_type=index_dtype))
-    return [pad(grad, array_ops.stack([begin, after], axis=1)), None, None]
+    return [pad(grad, concat_ops.stack([begin, after], axis=1)), None, None]
 
 
 def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Any:  # noqa: A001 - TF's name

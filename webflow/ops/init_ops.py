@@ -375,12 +375,12 @@ identity_initializer = Identity
 
 def initializers_namespace_v1() -> types.SimpleNamespace:
     """`tf.compat.v1.initializers`: the same classes under short names, plus the variable initializer ops."""
-    from webflow.ops import state_ops
+    from webflow.ops import variables
 
     return types.SimpleNamespace(
         zeros=Zeros, ones=Ones, constant=Constant, random_uniform=RandomUniform, random_normal=RandomNormal,
         truncated_normal=TruncatedNormal, uniform_unit_scaling=UniformUnitScaling, variance_scaling=VarianceScaling,
         orthogonal=Orthogonal, identity=Identity, glorot_uniform=GlorotUniform, glorot_normal=GlorotNormal,
         lecun_normal=lecun_normal, lecun_uniform=lecun_uniform, he_normal=he_normal, he_uniform=he_uniform,
-        global_variables=state_ops.global_variables_initializer,
-        local_variables=state_ops.local_variables_initializer, variables=state_ops.variables_initializer)
+        global_variables=variables.global_variables_initializer,
+        local_variables=variables.local_variables_initializer, variables=variables.variables_initializer)

@@ -11,7 +11,7 @@ from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import np
 from webflow.backends.portable import index_kernels
 from webflow.framework import context, dtypes
-from webflow.ops import array_ops
+from webflow.ops import array_ops, concat_ops
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
 from webflow.ops.shapes import require_rank_at_least
@@ -49,7 +49,7 @@ def _qr_grad(op: Any, dq: Any, dr: Any) -> Any:
     dA = Q (dR + L R^-T) + (dQ - Q qdq) R^-T. rows < cols: A = [X, Y], R = [U, V] reduce to the square case
     (dX from Q, U and dQ + Y dV^T; dY = Q dV). Not for full_matrices with rows > cols, as in TF.
     """
-    from webflow.ops.math_ops import matmul
+    from webflow.ops.matmul_ops import matmul
 
     q, r = op.outputs
     dims = r.shape.as_list() if r.shape.rank is not None else [None, None]
@@ -64,11 +64,11 @@ def _qr_grad(op: Any, dq: Any, dr: Any) -> Any:
     y = op.inputs[0][..., :, rows:]
     dv = dr[..., :, rows:]
     dx = _qr_grad_square_or_deep(q, r[..., :, :rows], dq + matmul(y, dv, transpose_b=True), dr[..., :, :rows])
-    return array_ops.concat([dx, matmul(q, dv)], axis=-1)
+    return concat_ops.concat([dx, matmul(q, dv)], axis=-1)
 
 
 def _qr_grad_square_or_deep(q: Any, r: Any, dq: Any, dr: Any) -> Any:
-    from webflow.ops.math_ops import matmul
+    from webflow.ops.matmul_ops import matmul
 
     qdq = matmul(q, dq, transpose_a=True)
     rdr = matmul(r, dr, transpose_b=True)
@@ -89,17 +89,17 @@ def _times_inverse_transpose(x: Any, r: Any) -> Any:
     """x R^-T for an upper-triangular R of static size n (TF's _TriangularSolve): back substitution by columns,
     since y R^T = x gives y[:, i] = (x[:, i] - sum over j > i of y[:, j] R[i, j]) / R[i, i]."""
     from webflow.ops.manip_ops import expand_dims
-    from webflow.ops.math_ops import reduce_sum
+    from webflow.ops.sum_mean_ops import reduce_sum
 
     n = r.shape.as_list()[-1]
     columns: list = [None] * n
     for i in reversed(range(n)):
         column = x[..., :, i]
         if i + 1 < n:
-            later = array_ops.stack(columns[i + 1:], axis=-1)
+            later = concat_ops.stack(columns[i + 1:], axis=-1)
             column = column - reduce_sum(later * expand_dims(r[..., i, i + 1:], -2), axis=-1)
         columns[i] = column / r[..., i:i + 1, i]
-    return array_ops.stack(columns, axis=-1)
+    return concat_ops.stack(columns, axis=-1)
 
 
 # --- DiagPart -------------------------------------------------------------------------------------
@@ -165,7 +165,7 @@ def _main_diagonal(x: Any) -> Any:
     from webflow.ops.indexing_ops import strided_slice  # noqa: F401 - keeps the module loaded
 
     n = min(x.shape.as_list()[-2:])
-    return array_ops.stack([x[..., i, i] for i in range(n)], axis=-1)
+    return concat_ops.stack([x[..., i, i] for i in range(n)], axis=-1)
 
 
 def matrix_set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: int = 0) -> Any:  # noqa: A002

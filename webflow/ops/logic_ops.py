@@ -15,10 +15,11 @@ from webflow.backends.c import compare as c_compare
 from webflow.backends.portable import array_kernels, index_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
+from webflow.framework.kernel_checks import select_condition_shape
 from webflow.framework.scopes import name_scope_v1
 from webflow.framework.tensor import OPERATORS
 from webflow.framework.tensor_shape import TensorShape
-from webflow.ops import array_ops, math_ops
+from webflow.ops import array_ops, broadcast_ops
 from webflow.ops.convert import convert_to_tensor, is_tensor_like
 from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import broadcast_binary, broadcast_comparison, broadcast_shapes, same_as_input
@@ -245,17 +246,7 @@ def _select_shape(inputs: list, attrs: dict) -> tuple:
              c=c_compare.select)
 def select_kernel(cond: Any, t: Any, e: Any) -> Any:
     """out = t where cond else e; a vector cond picks whole rows (first dimension) of t or e."""
-    if t.shape != e.shape:
-        raise InvalidArgumentError(None, None, f"'then' and 'else' must have the same size. but received: "
-                                               f"{list(t.shape)} vs. {list(e.shape)}")
-    if cond.ndim == 1 and t.ndim > 1:
-        if cond.shape[0] != t.shape[0]:
-            raise InvalidArgumentError(None, None, f"Number of batches of 'then' must match size of 'cond', "
-                                                   f"but saw: {cond.shape[0]} vs. {t.shape[0]}")
-        cond = cond.reshape(cond.shape + (1,) * (t.ndim - 1))
-    elif cond.ndim and cond.shape != t.shape:
-        raise InvalidArgumentError(None, None, f"'cond' and 'then' must have the same size. but received: "
-                                               f"{list(cond.shape)} vs. {list(t.shape)}")
+    cond = cond.reshape(select_condition_shape(cond.shape, t.shape, e.shape))
     return np.where(cond.astype(bool), t, e)
 
 
@@ -290,8 +281,8 @@ def _select_v2_grad(op: Any, grad: Any) -> list:
     """As Select, then summed over the dimensions along which t or e were broadcast."""
     cond, x, y = op.inputs
     zeros = array_ops.zeros_like(grad)
-    return [None, math_ops.unbroadcast(select_v2(cond, grad, zeros), x),
-            math_ops.unbroadcast(select_v2(cond, zeros, grad), y)]
+    return [None, broadcast_ops.unbroadcast(select_v2(cond, grad, zeros), x),
+            broadcast_ops.unbroadcast(select_v2(cond, zeros, grad), y)]
 
 
 def select_v2(condition: Any, x: Any, y: Any, name: str | None = None) -> Any:

@@ -1,37 +1,33 @@
-"""Math ops: elementwise arithmetic, matmul, reductions, casts. One stanza per op: shape rule,
-NumPy kernel (docstring = the math), gradient rule, and the Python wrapper with TensorFlow's name.
+"""Math ops: elementwise arithmetic (AddV2, Sub, Mul, RealDiv, Neg, AddN), Cast, and the Python operators
+on tensors (`x + y`, `x @ y`). One stanza per op: shape rule, NumPy kernel (docstring = the math), gradient
+rule, and the Python wrapper with TensorFlow's name.
+
+TensorFlow's math_ops holds every math op; webflow keeps files small, so the family continues in
+matmul_ops.py (MatMul, BatchMatMulV2), sum_mean_ops.py (Sum, Mean and the machinery every reduction shares),
+unary_math_ops.py, binary_math_ops.py, logic_ops.py and reduction_ops.py, each reachable as
+`math_ops.<name>` (end of this file).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import np
 from webflow.backends.c import cast as c_cast
 from webflow.backends.c import elementwise as c_elementwise
-from webflow.backends.c import gemm as c_gemm
-from webflow.backends.c import reduce as c_reduce
 from webflow.backends.portable import shape_kernels
 from webflow.framework import dtypes
 from webflow.framework.indexed_slices import IndexedSlices
-from webflow.framework.scopes import name_scope_v1
 from webflow.framework.tensor import OPERATORS
-from webflow.framework.tensor_shape import TensorShape
 from webflow.ops import array_ops
-from webflow.ops.convert import constant_value, convert_to_tensor, is_tensor_like, register_tensor_conversion_function
-from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
-from webflow.ops.shapes import broadcast_binary, merge_dims, merged_shape, same_as_input
+from webflow.ops.broadcast_ops import unbroadcast
+from webflow.ops.convert import convert_to_tensor, register_tensor_conversion_function
+from webflow.ops.matmul_ops import matmul
+from webflow.ops.registry import apply_op, op_scope, output_spec, register_gradient, register_op
+from webflow.ops.shapes import broadcast_binary, merged_shape, same_as_input
 
 NUMBERS = dtypes.NUMERIC
 FLOATS = dtypes.FLOATING
-
-
-# --- undoing broadcasting in gradients ------------------------------------------------------------
-# Sums a gradient over the dims along which x was broadcast; it lives in array_ops (whose gradients use it
-# too, and which cannot import this module) and is re-exported here.
-unbroadcast = array_ops.unbroadcast
 
 
 # --- AddV2 ------------------------------------------------------------------------------------------
@@ -171,99 +167,6 @@ def add_n(inputs: list, name: str | None = None) -> Any:
     return apply_op("AddN", [to_dense(t) for t in inputs], {"N": len(inputs)}, name=name)
 
 
-# --- MatMul -----------------------------------------------------------------------------------------
-def _matmul_shape(inputs: list, attrs: dict) -> tuple:
-    a, b = inputs
-    for tensor in (a, b):
-        if tensor.shape.rank is not None and tensor.shape.rank != 2:
-            raise ShapeError(f"Shape must be rank 2 but is rank {tensor.shape.rank}")
-    a_dims = a.shape.as_tuple() or (None, None)
-    b_dims = b.shape.as_tuple() or (None, None)
-    rows, inner_a = (a_dims[1], a_dims[0]) if attrs["transpose_a"] else a_dims
-    inner_b, cols = (b_dims[1], b_dims[0]) if attrs["transpose_b"] else b_dims
-    merge_dims(inner_a, inner_b, "Dimensions must be equal, but are {a} and {b}")
-    return output_spec((rows, cols), a.dtype.base_dtype)
-
-
-@register_op("MatMul", "MatMul", inputs=("a", "b"), shape=_matmul_shape, same_dtype=(0, 1),
-             allowed=NUMBERS, c=c_gemm.matmul)
-def matmul_kernel(a: Any, b: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
-    """C = op(A) @ op(B), op = transpose if asked."""
-    return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
-
-
-@register_gradient("MatMul")
-def _matmul_grad(op: Any, grad: Any) -> list:
-    """For C = A B: dA = G B^T, dB = A^T G (transposes follow the forward flags)."""
-    a, b = op.inputs
-    t_a, t_b = op.get_attr("transpose_a"), op.get_attr("transpose_b")
-    if not t_a and not t_b:
-        return [matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)]
-    if not t_a and t_b:
-        return [matmul(grad, b), matmul(grad, a, transpose_a=True)]
-    if t_a and not t_b:
-        return [matmul(b, grad, transpose_b=True), matmul(a, grad)]
-    return [matmul(b, grad, transpose_a=True, transpose_b=True), matmul(grad, a, transpose_a=True, transpose_b=True)]
-
-
-def _batch_matmul_shape(inputs: list, attrs: dict) -> tuple:
-    from webflow.ops.shapes import broadcast_shapes
-
-    a, b = inputs
-    if a.shape.rank is None or b.shape.rank is None:
-        return output_spec(None, a.dtype.base_dtype)
-    if a.shape.rank < 2 or b.shape.rank < 2:
-        raise ShapeError(f"In[0] and In[1] must have rank >= 2, but are {a.shape.rank} and {b.shape.rank}")
-    a_dims, b_dims = a.shape.as_tuple(), b.shape.as_tuple()
-    rows, inner_a = (a_dims[-1], a_dims[-2]) if attrs["adj_x"] else a_dims[-2:]
-    inner_b, cols = (b_dims[-1], b_dims[-2]) if attrs["adj_y"] else b_dims[-2:]
-    merge_dims(inner_a, inner_b, "Dimensions must be equal, but are {a} and {b}")
-    batch = broadcast_shapes(TensorShape(a_dims[:-2]), TensorShape(b_dims[:-2]))
-    return output_spec(batch.concatenate((rows, cols)), a.dtype.base_dtype)
-
-
-@register_op("BatchMatMulV2", "MatMul", inputs=("x", "y"), shape=_batch_matmul_shape, same_dtype=(0, 1),
-             allowed=NUMBERS, c=c_gemm.batch_matmul)
-def batch_matmul_kernel(x: Any, y: Any, *, adj_x: bool, adj_y: bool) -> Any:
-    """C[..] = op(A[..]) @ op(B[..]), batch dims broadcasting."""
-    return np.matmul(np.swapaxes(x, -1, -2) if adj_x else x, np.swapaxes(y, -1, -2) if adj_y else y)
-
-
-@register_gradient("BatchMatMulV2")
-def _batch_matmul_grad(op: Any, grad: Any) -> list:
-    """As MatMul per batch entry, then summed over broadcast batch dims."""
-    x, y = op.inputs
-    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
-    if not adj_x:
-        grad_x = matmul(grad, y, adjoint_b=not adj_y) if not adj_y else matmul(grad, y)
-    else:
-        grad_x = matmul(y, grad, adjoint_b=True) if not adj_y else matmul(y, grad, adjoint_a=True, adjoint_b=True)
-    if not adj_y:
-        grad_y = matmul(x, grad, adjoint_a=True) if not adj_x else matmul(x, grad)
-    else:
-        grad_y = matmul(grad, x, adjoint_a=True) if not adj_x else matmul(grad, x, adjoint_a=True, adjoint_b=True)
-    return [unbroadcast_batch(grad_x, x), unbroadcast_batch(grad_y, y)]
-
-
-def unbroadcast_batch(grad: Any, x: Any) -> Any:
-    return unbroadcast(grad, x)
-
-
-def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
-           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False,
-           output_type: Any = None, name: str | None = None) -> Any:
-    """Matrix product; rank > 2 inputs are batches (BatchMatMulV2), as `tf.matmul`."""
-    transpose_a = transpose_a or adjoint_a
-    transpose_b = transpose_b or adjoint_b
-    with name_scope_v1(name, "MatMul", [a, b]) as scope:  # Python values become MatMul/a, MatMul/b
-        a = a if is_tensor_like(a) else convert_to_tensor(a, name="a")
-        b = b if is_tensor_like(b) else convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
-        if (a.shape.rank, b.shape.rank) == (2, 2):
-            return apply_op("MatMul", [a, b], {"transpose_a": transpose_a, "transpose_b": transpose_b},
-                            name=scope or None)
-        return apply_op("BatchMatMulV2", [a, b], {"adj_x": transpose_a, "adj_y": transpose_b}, name=scope or None)
-
-
 # --- Cast -------------------------------------------------------------------------------------------
 def _cast_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(inputs[0].shape, attrs["DstT"])
@@ -304,154 +207,6 @@ def to_int32(x: Any, name: str = "ToInt32") -> Any:
 
 def to_int64(x: Any, name: str = "ToInt64") -> Any:
     return cast(x, dtypes.int64, name=name)
-
-
-# --- reductions: Sum, Mean ------------------------------------------------------------------------
-def reduction_shape(inputs: list, attrs: dict) -> tuple:
-    """Shape after reducing the axes in input 1 (all unknown if the axes are not constant)."""
-    x, axes_tensor = inputs
-    keep = attrs["keep_dims"]
-    axes = constant_value(axes_tensor)
-    rank = x.shape.rank
-    if rank == 0:  # a scalar stays a scalar whatever the (run-time) axes
-        return output_spec([], x.dtype.base_dtype)
-    if axes is None or rank is None:
-        return output_spec(None if not keep or rank is None else [None] * rank, x.dtype.base_dtype)
-    axes = backend_values.flat_list(axes)
-    for axis in axes:
-        if not -rank <= axis < max(rank, 1):
-            raise ShapeError(f"Invalid reduction dimension {axis} for input with {rank} dimensions.")
-    axes = {a % rank for a in axes} if rank else set()
-    dims = x.shape.as_tuple()
-    if keep:
-        return output_spec([1 if i in axes else d for i, d in enumerate(dims)], x.dtype.base_dtype)
-    kept = [d for i, d in enumerate(dims) if i not in axes]
-    return output_spec(kept, x.dtype.base_dtype)
-
-
-def _axes_tuple(axes: Any) -> tuple:
-    return tuple(int(a) for a in np.asarray(axes).reshape(-1))
-
-
-@register_op("Sum", "Sum", inputs=("input", "reduction_indices"), shape=reduction_shape, c=c_reduce.sum_reduce)
-def sum_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
-    """y = sum of x over axes."""
-    axes = _axes_tuple(axes)
-    if not axes and isinstance(x, np.ndarray):
-        return x  # nothing to reduce: TF forwards the input (a gradient summed over no broadcast axes)
-    folded = _sum_leading_axes(x, axes, keep_dims)
-    if folded is not None:
-        return folded
-    return np.asarray(np.sum(x, axis=axes, keepdims=keep_dims, dtype=x.dtype))
-
-
-def _sum_leading_axes(x: Any, axes: tuple, keep_dims: bool) -> Any:
-    """Sum over the leading axes of a contiguous float array with few values kept per row (a bias gradient:
-    [n, h, w, c] summed to [c]), or None. NumPy adds such narrow rows one short row at a time (32 floats:
-    1.24 ms for 50x28x28x32); folding `group` rows into one long row first makes it 0.25 ms (one thread).
-    The additions are grouped differently, so the result may differ in the last bits (as TF's own order)."""
-    if not isinstance(x, np.ndarray) or x.dtype.kind != "f" or x.itemsize < 4 or not x.flags.c_contiguous \
-            or not axes or x.size < 65536:
-        return None
-    lead = sorted(a % x.ndim for a in axes)
-    if lead != list(range(len(lead))) or len(set(lead)) != len(lead):
-        return None
-    kept_dims = x.shape[len(lead):]
-    kept = math.prod(kept_dims)
-    rows = x.size // kept if kept else 0
-    group = max(1, 1024 // kept) if kept else 1
-    if kept == 0 or kept > 32 or rows % group or rows // group < 2:  # 64 kept: NumPy alone is as fast
-        return None
-    partial = x.reshape(rows // group, group * kept).sum(axis=0, dtype=x.dtype)
-    total = partial.reshape(group, kept).sum(axis=0, dtype=x.dtype)
-    return total.reshape((1,) * len(lead) + kept_dims if keep_dims else kept_dims)
-
-
-@register_gradient("Sum")
-def _sum_grad(op: Any, grad: Any) -> list:
-    """dy/dx = 1 for every reduced element: broadcast grad back to x's shape."""
-    x, axes = op.inputs
-    return [broadcast_reduced(grad, x, axes, op.get_attr("keep_dims")), None]
-
-
-def broadcast_reduced(grad: Any, x: Any, axes: Any, keep_dims: bool) -> Any:
-    """Reshapes a reduction's gradient to keep the reduced dims (as 1) and tiles it to x's shape."""
-    if not keep_dims:
-        grad = array_ops.reshape(grad, reduced_shape(x, axes))
-    return array_ops.broadcast_to(grad, array_ops.shape(x) if not x.shape.is_fully_defined() else x.shape.as_list())
-
-
-def reduced_shape(x: Any, axes: Any) -> Any:
-    """x's shape with the reduced axes set to 1 (static when possible)."""
-    known_axes = constant_value(axes)
-    if x.shape.is_fully_defined() and known_axes is not None:
-        rank = x.shape.rank
-        reduced = {int(a) % rank for a in backend_values.flat_list(known_axes)} if rank else set()
-        return [1 if i in reduced else d for i, d in enumerate(x.shape.as_list())]
-    return array_ops.reduced_shape_dynamic(array_ops.shape(x), axes)
-
-
-@register_op("Mean", "Mean", inputs=("input", "reduction_indices"), shape=reduction_shape, c=c_reduce.reduce_mean)
-def mean_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
-    """y = mean of x over axes (integer inputs: integer division, as TF)."""
-    axes = _axes_tuple(axes)
-    if x.dtype.kind in "iu":
-        count = max(int(math.prod([x.shape[a] for a in axes])) if axes else 1, 1)
-        return np.asarray(np.sum(x, axis=axes, keepdims=keep_dims) // count).astype(x.dtype)
-    return np.asarray(np.mean(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)).astype(x.dtype, copy=False)
-
-
-@register_gradient("Mean")
-def _mean_grad(op: Any, grad: Any) -> list:
-    """dy/dx = 1/N for each of the N reduced elements."""
-    x, axes = op.inputs
-    y = op.outputs[0]
-    tiled = broadcast_reduced(grad, x, axes, op.get_attr("keep_dims"))
-    if x.shape.is_fully_defined() and y.shape.is_fully_defined():
-        count = max(x.shape.num_elements() // max(y.shape.num_elements(), 1), 1)
-        return [real_div(tiled, cast(count, tiled.dtype)), None]
-    count = cast(real_div(cast(array_ops.size(x), dtypes.float64), cast(array_ops.size(y), dtypes.float64)),
-                 tiled.dtype)
-    return [real_div(tiled, count), None]
-
-
-# The axes argument of a reduction (all axes when None): in array_ops, whose Fill gradient sums with it.
-reduction_axes = array_ops.reduction_axes
-
-
-def reduction_arguments(axis: Any, keepdims: Any, reduction_indices: Any = None, keep_dims: Any = None) -> tuple:
-    """(axis, keep) from TF2 names and their deprecated TF1 aliases (reduction_indices, keep_dims)."""
-    if reduction_indices is not None:
-        if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
-        axis = reduction_indices
-    if keepdims is not None and keep_dims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
-    return axis, bool(keepdims if keepdims is not None else keep_dims)
-
-
-def _reduce(op_type: str, input_tensor: Any, axis: Any, keepdims: Any, name: str | None,
-            reduction_indices: Any = None, keep_dims: Any = None) -> Any:
-    """One reduction op (Sum, Mean, Max, Prod, Any ...) over `axis` (all axes when None)."""
-    axis, keep = reduction_arguments(axis, keepdims, reduction_indices, keep_dims)
-    if isinstance(axis, (list, tuple)) and not axis:
-        axis = np.zeros(0, np.int32)  # reduce over no axes: the op still runs (TF builds it too)
-    if axis is None and not is_tensor_like(input_tensor):
-        # A Python value: TF reduces over range(0, rank(value)) and converts the value inside the op.
-        return apply_op(op_type, [input_tensor, array_ops.range(0, array_ops.rank(input_tensor))],
-                        {"keep_dims": keep}, name=name)
-    x = convert_to_tensor(input_tensor)
-    return apply_op(op_type, [x, reduction_axes(x, axis)], {"keep_dims": keep}, name=name)
-
-
-def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
-               reduction_indices: Any = None, keep_dims: Any = None) -> Any:
-    return _reduce("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,
-                reduction_indices: Any = None, keep_dims: Any = None) -> Any:
-    return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
 # --- sparse gradients -----------------------------------------------------------------------------
@@ -503,20 +258,3 @@ OPERATORS.update({
     "mul": _binary_operator(multiply, "mul"), "truediv": _binary_operator(truediv, "truediv"),
     "matmul": lambda x, y: matmul(x, y), "neg": lambda x: negative(x),
 })
-
-
-# --- the rest of the math family ---------------------------------------------------------------------
-# TensorFlow's math_ops holds every math op; webflow keeps files small, so the family continues in
-# unary_math_ops, binary_math_ops, logic_ops and reduction_ops. `math_ops.exp` etc. still work:
-_FAMILY = ("unary_math_ops", "binary_math_ops", "logic_ops", "reduction_ops")
-
-
-def __getattr__(name: str) -> Any:
-    import importlib
-
-    if not name.startswith("_"):
-        for module_name in _FAMILY:
-            module = importlib.import_module(f"webflow.ops.{module_name}")
-            if name in vars(module):
-                return vars(module)[name]
-    raise AttributeError(f"module 'webflow.ops.math_ops' has no attribute '{name}'")

@@ -220,7 +220,8 @@ def _fused_batch_norm_grad_grad(op: Any, grad_dx: Any, grad_dscale: Any, grad_do
     Statistics are computed in float32 (U) even for float16 inputs, as TF's rule does.
     """
     from webflow.ops.array_ops import reshape
-    from webflow.ops.math_ops import cast, reduce_mean, reduce_sum
+    from webflow.ops.math_ops import cast
+    from webflow.ops.sum_mean_ops import reduce_mean, reduce_sum
     from webflow.ops.unary_math_ops import rsqrt, square
 
     y_backprop, x, scale = op.inputs[:3]

@@ -15,7 +15,7 @@ from typing import Any
 from webflow.framework import context
 from webflow.framework.scopes import name_scope_v1
 from webflow.framework.tensor_shape import TensorShape
-from webflow.ops import array_ops, logic_ops, math_ops, unary_math_ops
+from webflow.ops import array_ops, concat_ops, logic_ops, manip_ops, math_ops, unary_math_ops
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.nn_ops import FLOATS, LABEL_INTS
 from webflow.ops.registry import apply_op
@@ -25,8 +25,8 @@ def _flatten_outer_dims(x: Any, name: str) -> Any:
     """[d0, ..., dn-1, c] -> [d0 * ... * dn-1, c] (TF's _flatten_outer_dims)."""
     classes = x.shape.as_tuple()[-1] if x.shape.rank else None
     if classes is None:
-        classes = array_ops.split(array_ops.shape(x), [x.shape.rank - 1, 1])[1]
-        return array_ops.reshape(x, array_ops.concat([[-1], classes], 0), name=name)
+        classes = concat_ops.split(array_ops.shape(x), [x.shape.rank - 1, 1])[1]
+        return array_ops.reshape(x, concat_ops.concat([[-1], classes], 0), name=name)
     return array_ops.reshape(x, [-1, classes], name=name)
 
 
@@ -35,7 +35,7 @@ def _outer_shape(x: Any) -> Any:
     outer = TensorShape(x.shape.as_tuple()[:-1])
     if outer.is_fully_defined():
         return outer.as_list()
-    return array_ops.split(array_ops.shape(x), [x.shape.rank - 1, 1])[0]
+    return concat_ops.split(array_ops.shape(x), [x.shape.rank - 1, 1])[0]
 
 
 def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: int = -1, name: str | None = None,
@@ -53,7 +53,7 @@ def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: int = -
         if axis not in (-1, None) and rank is not None and axis % rank != rank - 1:
             # Move the class axis to the end, the others keeping their order (the loss has them in that order).
             perm = [i for i in range(rank) if i != axis % rank] + [axis % rank]
-            logits, labels = array_ops.transpose(logits, perm), array_ops.transpose(labels, perm)
+            logits, labels = manip_ops.transpose(logits, perm), manip_ops.transpose(labels, perm)
         if rank is None or (rank == 2 and context.executing_eagerly()):
             # Unknown rank: the op itself checks for rank 2 (TF reshapes dynamically here).
             return apply_op("SoftmaxCrossEntropyWithLogits", [logits, labels], name=scope or None)[0]

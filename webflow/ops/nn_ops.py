@@ -18,7 +18,7 @@ from webflow.backends.portable import shape_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.tensor import Tensor
-from webflow.ops import array_ops, math_ops
+from webflow.ops import array_ops, broadcast_ops, manip_ops, math_ops, sum_mean_ops
 from webflow.ops.convert import constant_value, convert_to_tensor
 from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import merge_dims, same_as_input
@@ -110,7 +110,7 @@ def softmax_kernel(logits: Any) -> Any:
 def _softmax_grad(op: Any, grad: Any) -> Any:
     """dx = (g - sum(g * y, last axis)) * y, with y = softmax(x)."""
     y = op.outputs[0]
-    dot = math_ops.reduce_sum(math_ops.multiply(grad, y), axis=-1, keepdims=True)
+    dot = sum_mean_ops.reduce_sum(math_ops.multiply(grad, y), axis=-1, keepdims=True)
     return math_ops.multiply(math_ops.subtract(grad, dot), y)
 
 
@@ -126,7 +126,7 @@ def log_softmax_kernel(logits: Any) -> Any:
 @register_gradient("LogSoftmax")
 def _log_softmax_grad(op: Any, grad: Any) -> Any:
     """dx = g - sum(g, last axis) * softmax(x)   (softmax(x) = exp(y))."""
-    total = math_ops.reduce_sum(grad, axis=-1, keepdims=True)
+    total = sum_mean_ops.reduce_sum(grad, axis=-1, keepdims=True)
     return math_ops.subtract(grad, math_ops.multiply(total, _softmax_op(op.inputs[0])))
 
 
@@ -145,9 +145,7 @@ def _along_last_axis(op_type: str, logits: Any, axis: Any, name: str | None, def
     if not -rank <= axis < rank:
         raise InvalidArgumentError(None, None, f"`axis` must be in the range [{-rank}, {rank}) where {rank} is "
                                                f"the number of dimensions in the input. Received: axis={axis}")
-    transpose = getattr(array_ops, "transpose", None)
-    if transpose is None:
-        raise NotImplementedError(f"{default} along axis {axis} != -1 needs array_ops.transpose")
+    transpose = manip_ops.transpose
     perm = list(range(rank))
     perm[axis % rank], perm[-1] = perm[-1], perm[axis % rank]   # swapping two axes is its own inverse
     moved = apply_op(op_type, [transpose(logits, perm)], name=name)
@@ -244,7 +242,7 @@ def _bias_add_grad_grad(op: Any, grad: Any) -> Any:
     rank = out_backprop.shape.rank
     if rank is not None and _channel_axis(data_format, rank) != rank - 1:
         grad = array_ops.reshape(grad, [-1 if i == 1 else 1 for i in range(rank)])
-    return array_ops.broadcast_to(grad, array_ops.shape(out_backprop))
+    return broadcast_ops.broadcast_to(grad, array_ops.shape(out_backprop))
 
 
 def bias_add_grad(out_backprop: Any, data_format: str = "NHWC", name: str | None = None) -> Any:
@@ -282,7 +280,7 @@ def softmax_xent_kernel(features: Any, labels: Any) -> list:
 def _second_order_term(grad_grad: Any, logits: Any) -> Any:
     """The part of d(features) coming from a gradient on `backprop`: (gg - sum(gg * p)) * p, p = softmax."""
     p = _softmax_op(logits)
-    return math_ops.multiply(math_ops.subtract(grad_grad, math_ops.reduce_sum(
+    return math_ops.multiply(math_ops.subtract(grad_grad, sum_mean_ops.reduce_sum(
         math_ops.multiply(grad_grad, p), axis=-1, keepdims=True)), p)
 
 
@@ -294,7 +292,7 @@ def _softmax_xent_grad(op: Any, grad_loss: Any, grad_grad: Any) -> list:
     if not _is_zero(grad_grad):
         grad = math_ops.add(grad, _second_order_term(grad_grad, logits))
     grad_labels = math_ops.multiply(_rows(grad_loss), math_ops.negative(apply_op("LogSoftmax", [logits])))
-    return [math_ops.unbroadcast(grad, logits), math_ops.unbroadcast(grad_labels, labels)]
+    return [broadcast_ops.unbroadcast(grad, logits), broadcast_ops.unbroadcast(grad_labels, labels)]
 
 
 # --- SparseSoftmaxCrossEntropyWithLogits ------------------------------------------------------------

@@ -14,7 +14,7 @@ from webflow.backends.arrays.numpy_arrays import np
 from webflow.backends.portable import math_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
-from webflow.ops import array_ops, gather_ops, manip_ops, math_ops, reduction_ops
+from webflow.ops import array_ops, concat_ops, gather_ops, manip_ops, math_ops, matmul_ops, reduction_ops, sequence_ops
 from webflow.ops.convert import constant_value, convert_to_tensor
 from webflow.ops.nn_ops import bias_add
 from webflow.ops.registry import (
@@ -78,11 +78,11 @@ def _top_k_grad(op: Any, grad: Any, _: Any) -> list:
     indices = op.outputs[1]
     index_shape = array_ops.shape(indices)
     index_last = gather_ops.gather(index_shape, array_ops.size(index_shape) - 1)
-    rows = array_ops.reshape(math_ops.cast(indices, dtypes.int32), array_ops.stack([-1, index_last]))
+    rows = array_ops.reshape(math_ops.cast(indices, dtypes.int32), concat_ops.stack([-1, index_last]))
     in_last = gather_ops.gather(in_shape, array_ops.size(in_shape) - 1)
     outer = gather_ops.gather(array_ops.shape(rows), 0)
     # flat position of row r, column j = r * last_dim + j
-    row_starts = manip_ops.expand_dims(array_ops.range(0, outer * in_last, in_last), -1)
+    row_starts = manip_ops.expand_dims(sequence_ops.range(0, outer * in_last, in_last), -1)
     flat = array_ops.reshape(rows + row_starts, [-1])
     scattered = gather_ops.scatter_nd(manip_ops.expand_dims(flat, -1), array_ops.reshape(grad, [-1]),
                                       manip_ops.expand_dims(reduction_ops.reduce_prod(in_shape), 0))
@@ -152,7 +152,7 @@ def xw_plus_b(x: Any, weights: Any, biases: Any, name: str | None = None) -> Any
         x = convert_to_tensor(x, name="x")
         weights = convert_to_tensor(weights, name="weights")
         biases = convert_to_tensor(biases, name="biases")
-        return bias_add(math_ops.matmul(x, weights), biases, name=scope or None)
+        return bias_add(matmul_ops.matmul(x, weights), biases, name=scope or None)
 
 
 __all__ = ["top_k", "TopKV2", "in_top_k", "in_top_k_v2", "xw_plus_b"]

@@ -188,7 +188,7 @@ def _shape_tensor(shape: Any) -> Any:
 
 
 def _pack_shape(items: list) -> Any:
-    from webflow.ops.array_ops import stack
+    from webflow.ops.concat_ops import stack
 
     if context.executing_eagerly():
         return stack([convert_to_tensor(d, dtype=dtypes.int32) for d in items])

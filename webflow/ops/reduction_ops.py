@@ -1,5 +1,5 @@
 """Reductions and scans: Max, Min, Prod, Any, All, ArgMax, ArgMin, Cumsum, Cumprod, and the composites
-reduce_logsumexp and count_nonzero. (Sum and Mean live in math_ops.py with the shared reduction
+reduce_logsumexp and count_nonzero. (Sum and Mean live in sum_mean_ops.py with the shared reduction
 machinery: `reduction_shape`, `_reduce`, `broadcast_reduced`.)
 
 TF2 wrappers have TF2 signatures (`keepdims=False`); the `_v1` twins accept TF1's aliases
@@ -18,25 +18,21 @@ from webflow.backends.portable import array_kernels, math_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.scopes import name_scope_v1
-from webflow.ops import array_ops, logic_ops, manip_ops, unary_math_ops
+from webflow.ops import array_ops, concat_ops, logic_ops, manip_ops, unary_math_ops
 from webflow.ops.binary_math_ops import div_no_nan
 from webflow.ops.convert import constant_value, convert_to_tensor
-from webflow.ops.math_ops import (
+from webflow.ops.math_ops import add, cast, multiply, real_div, subtract
+from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.shapes import require_rank, same_as_input
+from webflow.ops.sum_mean_ops import (
     _axes_tuple,
     _reduce,
-    add,
     broadcast_reduced,
-    cast,
-    multiply,
-    real_div,
     reduce_sum,
     reduced_shape,
     reduction_arguments,
     reduction_shape,
-    subtract,
 )
-from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
-from webflow.ops.shapes import require_rank, same_as_input
 
 NUMBERS = dtypes.NUMERIC
 BOOL = (dtypes.bool,)
@@ -129,7 +125,7 @@ def _prod_grad(op: Any, grad: Any) -> list:
         from webflow.ops.gather_ops import gather
 
         group = reduce_prod(gather(array_ops.shape(x), reduced))
-        flat = array_ops.reshape(moved, array_ops.stack([group, -1]))
+        flat = array_ops.reshape(moved, concat_ops.stack([group, -1]))
     others = array_ops.reshape(_product_of_others(flat, 0), array_ops.shape(moved))
     if moved is not x:
         others = manip_ops.transpose(others, sorted(range(len(perm)), key=list(perm).__getitem__))  # perm^-1

@@ -1,10 +1,10 @@
-"""Variables: state that survives between runs.
+"""Variables: state that survives between runs. This module holds the TF1 graph-mode variable and `tf.Variable`.
 
 - `RefVariable` (TF1 graph mode): a `VariableV2` op whose value lives in the Session's resource store,
   initialised by its `Assign` op and read through `<name>/read`; names, dtypes (`float32_ref`) and
-  collections as TensorFlow.
-- `ResourceVariable` (eager, TF2): holds its value directly; its `handle` is a resource tensor, and
-  reads/writes are `ReadVariableOp`/`AssignVariableOp`, so tapes see (and watch) every read.
+  collections as TensorFlow. `assign`, `assign_add`, `assign_sub` update either kind of variable.
+- `ResourceVariable` (eager, TF2) is in resource_variable_ops.py; `Variable` makes one when executing eagerly.
+- What both share (arithmetic on a variable, the collections and their initializers) is in variables.py.
 Values are never mutated in place: each assign stores a new array.
 """
 
@@ -14,19 +14,17 @@ import math
 from typing import Any
 
 from webflow.backends.arrays import values as backend_values
-from webflow.backends.arrays.carray import CArray
-from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
+from webflow.backends.arrays.numpy_arrays import np
 from webflow.framework import context, dtypes
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError
 from webflow.framework.graph import GraphKeys
-from webflow.framework.tensor import OPERATORS, EagerTensor
 from webflow.framework.tensor_shape import TensorShape
 from webflow.framework.uninitialized import UNINITIALIZED
 from webflow.ops import array_ops
-from webflow.ops.control_flow_ops import group
-from webflow.ops.convert import constant_value, convert_to_tensor, register_tensor_conversion_function
-from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
-from webflow.ops.shapes import no_outputs
+from webflow.ops.convert import convert_to_tensor, register_tensor_conversion_function
+from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_op
+from webflow.ops.resource_variable_ops import ResourceVariable
+from webflow.ops.variables import _VariableOperators, stored_shape
 
 
 # --- VariableV2 and the ref ops (TF1) ------------------------------------------------------------------
@@ -54,20 +52,15 @@ def _assign_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(shape, ref.dtype)
 
 
-def _shape(value: Any) -> tuple:
-    """The shape of a stored value (an array, or a Python number), without needing NumPy for arrays."""
-    return backend_values.shape_of(value)
-
-
 @register_op("Assign", "Assign", inputs=("ref", "value"), shape=_assign_shape, same_dtype=(0, 1),
              needs_context=True, stateful=True)
 def assign_kernel(context: Any, ref: Any, value: Any, *, validate_shape: bool = True, use_locking: bool = True) -> Any:
     """ref <- value; output = the new value."""
     key = context.ref_key(0)
-    if validate_shape and key in context.resources and _shape(context.resources[key]) != _shape(value):
+    if validate_shape and key in context.resources and stored_shape(context.resources[key]) != stored_shape(value):
         raise InvalidArgumentError(None, context.op, f"Assign requires shapes of both tensors to match. "
-                                   f"lhs shape= {list(_shape(context.resources[key]))} "
-                                   f"rhs shape= {list(_shape(value))}")
+                                   f"lhs shape= {list(stored_shape(context.resources[key]))} "
+                                   f"rhs shape= {list(stored_shape(value))}")
     context.resources[key] = value
     return value
 
@@ -78,9 +71,9 @@ def _update_kernel(sign: int):
         if key not in context.resources:
             raise FailedPreconditionError(None, context.op, f"Attempting to use uninitialized value {key}")
         old = context.resources[key]
-        if _shape(old) != _shape(value) and math.prod(_shape(value)) != 1:
-            raise InvalidArgumentError(None, context.op, f"Must have the same shape: {list(_shape(old))} vs "
-                                       f"{list(_shape(value))}")
+        if stored_shape(old) != stored_shape(value) and math.prod(stored_shape(value)) != 1:
+            raise InvalidArgumentError(None, context.op, f"Must have the same shape: {list(stored_shape(old))} vs "
+                                       f"{list(stored_shape(value))}")
         new = backend_values.add(old, value, sign)
         context.resources[key] = new
         return new
@@ -108,119 +101,7 @@ def is_variable_initialized_kernel(context: Any, ref: Any = None) -> Any:
     return backend_values.scalar(context.ref_key(0) in context.resources, dtypes.bool)
 
 
-# --- resource variable ops (eager and traced functions) --------------------------------------------
-def _read_variable_shape(inputs: list, attrs: dict) -> tuple:
-    variable = constant_value(inputs[0])
-    shape = variable.shape if variable is not None and hasattr(variable, "shape") else attrs.get("shape")
-    return output_spec(shape, attrs["dtype"])
-
-
-@register_op("ReadVariableOp", "ReadVariableOp", inputs=("resource",), shape=_read_variable_shape)
-def read_variable_kernel(handle: Any, *, dtype: Any, shape: Any = None) -> Any:
-    """output = the variable's current value."""
-    value = handle._value
-    if value is None:
-        raise FailedPreconditionError(None, None, f"Could not find variable {handle.name}. This could mean that "
-                                      "the variable has been deleted or was never initialized.")
-    return value
-
-
-@register_gradient("ReadVariableOp")
-def _read_variable_grad(op: Any, grad: Any) -> Any:
-    """The gradient of a read flows to the variable (its handle)."""
-    return grad
-
-
-def _as_stored(value: Any, dtype: Any) -> Any:
-    """A variable's new value as an array of its dtype (an ndarray, or a CArray without NumPy)."""
-    if HAVE_NUMPY:
-        return np.asarray(value, dtype=dtype)
-    return value.astype(dtype, copy=False) if isinstance(value, CArray) else backend_values.array(value, dtype)
-
-
-def _resource_assign(handle: Any, value: Any, update: Any) -> None:
-    variable = handle
-    new = update(variable._value, value)
-    if _shape(new) != _shape(variable._value) and variable._shape.is_fully_defined():
-        raise InvalidArgumentError(None, None, f"Trying to assign to variable with tensor with wrong shape. "
-                                   f"Expected {variable._shape} got {TensorShape(_shape(value))}")
-    variable._value = _as_stored(new, variable._value.dtype)
-
-
-@register_op("AssignVariableOp", "AssignVariableOp", inputs=("resource", "value"), shape=no_outputs, stateful=True)
-def assign_variable_kernel(handle: Any, value: Any, *, dtype: Any) -> None:
-    """variable <- value."""
-    _resource_assign(handle, value, lambda old, new: new)
-
-
-@register_op("AssignAddVariableOp", "AssignAddVariableOp", inputs=("resource", "value"), shape=no_outputs,
-             stateful=True)
-def assign_add_variable_kernel(handle: Any, value: Any, *, dtype: Any) -> None:
-    """variable <- variable + value."""
-    _resource_assign(handle, value, lambda old, new: backend_values.add(old, new, 1))
-
-
-@register_op("AssignSubVariableOp", "AssignSubVariableOp", inputs=("resource", "value"), shape=no_outputs,
-             stateful=True)
-def assign_sub_variable_kernel(handle: Any, value: Any, *, dtype: Any) -> None:
-    """variable <- variable - value."""
-    _resource_assign(handle, value, lambda old, new: backend_values.add(old, new, -1))
-
-
-for _op_type in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
-    NotDifferentiable(_op_type)
-
-
-# --- the Python objects ------------------------------------------------------------------------------
-class _VariableOperators:
-    """Arithmetic on a variable reads it first (`v * 2`)."""
-
-    _is_variable = True
-
-    def _binary(name: str, reverse: bool = False):  # noqa: N805 - class-body helper
-        def method(self: Any, other: Any) -> Any:
-            function = OPERATORS[name]
-            return function(other, self.value()) if reverse else function(self.value(), other)
-
-        return method
-
-    __add__, __radd__ = _binary("add"), _binary("add", True)
-    __sub__, __rsub__ = _binary("sub"), _binary("sub", True)
-    __mul__, __rmul__ = _binary("mul"), _binary("mul", True)
-    __truediv__, __rtruediv__ = _binary("truediv"), _binary("truediv", True)
-    __floordiv__, __rfloordiv__ = _binary("floordiv"), _binary("floordiv", True)
-    __mod__, __rmod__ = _binary("mod"), _binary("mod", True)
-    __pow__, __rpow__ = _binary("pow"), _binary("pow", True)
-    __matmul__, __rmatmul__ = _binary("matmul"), _binary("matmul", True)
-    __lt__, __le__, __gt__, __ge__ = _binary("lt"), _binary("le"), _binary("gt"), _binary("ge")
-    __and__, __or__ = _binary("and"), _binary("or")
-    del _binary
-
-    def __neg__(self) -> Any:
-        return OPERATORS["neg"](self.value())
-
-    def __abs__(self) -> Any:
-        return OPERATORS["abs"](self.value())
-
-    def __getitem__(self, key: Any) -> Any:
-        return OPERATORS["getitem"](self.value(), key)
-
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
-    def get_shape(self) -> TensorShape:
-        return self.shape
-
-    def ref(self) -> Any:
-        return self
-
-    def experimental_ref(self) -> Any:
-        return self
-
-
+# --- the Python object -------------------------------------------------------------------------------
 def _add_to_collections(graph: Any, variable: Any, collections: Any, trainable: bool) -> None:
     collections = [GraphKeys.GLOBAL_VARIABLES] if collections is None else list(collections)
     if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
@@ -374,94 +255,6 @@ def Session_feed(variable: Any, value: Any) -> Any:  # noqa: N802 - reads like t
     return array
 
 
-class ResourceVariable(_VariableOperators):
-    """A TF2 (eager) variable. `handle` is a resource tensor whose value is this object."""
-
-    def __init__(self, initial_value: Any = None, trainable: bool | None = None, validate_shape: bool = True,
-                 caching_device: Any = None, name: str | None = None, variable_def: Any = None, dtype: Any = None,
-                 import_scope: Any = None, constraint: Any = None, synchronization: Any = None,
-                 aggregation: Any = None, shape: Any = None, collections: Any = None, **kwargs: Any):
-        if initial_value is None:
-            raise ValueError("The `initial_value` arg (None) must be specified.")
-        if callable(initial_value):
-            initial_value = initial_value()
-        initial = convert_to_tensor(initial_value, dtype=dtype)
-        if not isinstance(initial, EagerTensor):
-            raise ValueError("An eager variable needs an eager initial value")
-        self._value = initial._value
-        self._dtype = initial.dtype.base_dtype
-        self._shape = TensorShape(shape) if shape is not None else TensorShape(_shape(self._value))
-        self._trainable = True if trainable is None else bool(trainable)
-        self._name = (name or "Variable") + ":0"
-        self._constraint = constraint
-        self._initial_value = initial
-        self.handle = EagerTensor(self, dtypes.resource)
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def dtype(self) -> Any:
-        return self._dtype
-
-    @property
-    def shape(self) -> TensorShape:
-        return self._shape
-
-    @property
-    def trainable(self) -> bool:
-        return self._trainable
-
-    @property
-    def constraint(self) -> Any:
-        return self._constraint
-
-    @property
-    def device(self) -> str:
-        return "/job:localhost/replica:0/task:0/device:CPU:0"
-
-    @property
-    def initial_value(self) -> Any:
-        return self._initial_value
-
-    def value(self) -> Any:
-        return self.read_value()
-
-    def read_value(self) -> Any:
-        return apply_op("ReadVariableOp", [self.handle], {"dtype": self._dtype, "shape": self._shape})
-
-    def numpy(self) -> Any:
-        return self._value.copy() if self._value.ndim else self._value[()]
-
-    def assign(self, value: Any, use_locking: bool = False, name: str | None = None,
-                   read_value: bool = True) -> Any:
-        apply_op("AssignVariableOp", [self.handle, convert_to_tensor(value, dtype=self._dtype)],
-                 {"dtype": self._dtype}, name=name)
-        return self if read_value else None
-
-    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None,
-                   read_value: bool = True) -> Any:
-        apply_op("AssignAddVariableOp", [self.handle, convert_to_tensor(delta, dtype=self._dtype)],
-                 {"dtype": self._dtype}, name=name)
-        return self if read_value else None
-
-    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None,
-                   read_value: bool = True) -> Any:
-        apply_op("AssignSubVariableOp", [self.handle, convert_to_tensor(delta, dtype=self._dtype)],
-                 {"dtype": self._dtype}, name=name)
-        return self if read_value else None
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        return np.asarray(self._value, dtype=dtype)
-
-    def __repr__(self) -> str:
-        from webflow.framework.tensor import _numpy_text
-
-        return (f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}, "
-                f"numpy={_numpy_text(self._value, True)}>")
-
-
 def Variable(*args: Any, **kwargs: Any) -> Any:  # noqa: N802 - TensorFlow's class-like factory
     """`tf.Variable`: a ResourceVariable when executing eagerly, a RefVariable while building a graph."""
     if context.executing_eagerly():
@@ -474,62 +267,14 @@ def Variable(*args: Any, **kwargs: Any) -> Any:  # noqa: N802 - TensorFlow's cla
 VariableTypes = (RefVariable, ResourceVariable)
 
 
-def _variable_to_tensor(variable: Any, dtype: Any = None, name: str | None = None, as_ref: bool = False) -> Any:
-    if isinstance(variable, RefVariable):
-        return variable._ref() if as_ref else variable.value()
-    if not context.executing_eagerly():
-        return apply_op("ReadVariableOp", [variable.handle], {"dtype": variable._dtype, "shape": variable._shape})
-    return variable.read_value()
+def _ref_variable_to_tensor(variable: Any, dtype: Any = None, name: str | None = None, as_ref: bool = False) -> Any:
+    return variable._ref() if as_ref else variable.value()
 
 
-register_tensor_conversion_function(RefVariable, _variable_to_tensor)
-register_tensor_conversion_function(ResourceVariable, _variable_to_tensor)
+register_tensor_conversion_function(RefVariable, _ref_variable_to_tensor)
 
 
-# --- collections and initializers ------------------------------------------------------------------
-def global_variables(scope: str | None = None) -> list:
-    return context.get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
-
-
-def trainable_variables(scope: str | None = None) -> list:
-    return context.get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
-
-
-def local_variables(scope: str | None = None) -> list:
-    return context.get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
-
-
-def model_variables(scope: str | None = None) -> list:
-    return context.get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
-
-
-def moving_average_variables(scope: str | None = None) -> list:
-    return context.get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
-
-
-def variables_initializer(var_list: list, name: str = "init") -> Any:
-    """One op that runs the initializers of `var_list`."""
-    if context.executing_eagerly():
-        return None
-    if var_list:
-        return group(*[v.initializer for v in var_list], name=name)
-    from webflow.ops.control_flow_ops import no_op
-
-    return no_op(name=name)
-
-
-def global_variables_initializer() -> Any:
-    return variables_initializer(global_variables())
-
-
-def local_variables_initializer() -> Any:
-    return variables_initializer(local_variables(), name="init")
-
-
-initialize_all_variables = global_variables_initializer
-all_variables = global_variables
-
-
+# --- assigning to either kind of variable ---------------------------------------------------------------
 def assign(ref: Any, value: Any, validate_shape: bool | None = None, use_locking: bool | None = None,
            name: str | None = None) -> Any:
     if isinstance(ref, ResourceVariable):

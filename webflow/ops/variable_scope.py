@@ -12,6 +12,11 @@ A variable scope names *variables*; the name scope it opens names *ops*. So the 
 Reuse: `None` (inherit from the enclosing scope, at the root: create only), `True` (only return existing
 variables), `AUTO_REUSE` (create if missing, else return). `reuse=False` on `variable_scope` means "inherit".
 Eager mode (TF2) has no store: every `get_variable` creates a new ResourceVariable, as TensorFlow does.
+
+Longer than ~400 lines because the scope store, `VariableScope` and the `variable_scope` context manager read
+and write one per-thread state (the current scope and how often each name was opened), which the reuse and
+unique-name rules above depend on; TensorFlow keeps them in one variable_scope.py. The variable store itself
+(reuse checks, creating the variable) is already variable_store.py.
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ from webflow.framework import context, dtypes
 from webflow.framework.graph import GraphKeys
 from webflow.framework.tensor_shape import as_shape
 from webflow.ops import init_ops
-from webflow.ops.state_ops import RefVariable, ResourceVariable
+from webflow.ops.resource_variable_ops import ResourceVariable
+from webflow.ops.state_ops import RefVariable
 
 _WEBFLOW_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from webflow.framework.indexed_slices import IndexedSlices
 from webflow.framework.scopes import name_scope_v1 as name_scope
-from webflow.ops import array_ops, math_ops
+from webflow.ops import array_ops, concat_ops, math_ops, sum_mean_ops
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.nn_loss_ops import l2_loss
 from webflow.train import _math
@@ -36,7 +36,7 @@ def global_norm(t_list: Any, name: str | None = None) -> Any:
     with name_scope(name, "global_norm") as scope:
         values = _values(t_list)
         half_squared_norms = [l2_loss(v) for v in values if v is not None]
-        half_squared_norm = math_ops.reduce_sum(array_ops.stack(half_squared_norms))
+        half_squared_norm = sum_mean_ops.reduce_sum(concat_ops.stack(half_squared_norms))
         two = convert_to_tensor(2.0, dtype=half_squared_norm.dtype)
         return _math.sqrt(math_ops.multiply(half_squared_norm, two), name="global_norm" if scope else None)
 
@@ -68,7 +68,7 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = No
     """t * clip_norm / max(l2norm(t, axes), clip_norm)."""
     with name_scope(name, "clip_by_norm") as scope:
         values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name="t")
-        l2sum = math_ops.reduce_sum(math_ops.multiply(values, values), axes, keepdims=True)
+        l2sum = sum_mean_ops.reduce_sum(math_ops.multiply(values, values), axes, keepdims=True)
         l2norm = _math.sqrt(l2sum)
         clip = math_ops.cast(clip_norm, values.dtype.base_dtype)
         clipped = array_ops.identity(math_ops.truediv(math_ops.multiply(values, clip), _math.maximum(l2norm, clip)),

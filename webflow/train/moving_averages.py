@@ -14,7 +14,8 @@ from webflow.framework.scopes import name_scope_v1 as name_scope
 from webflow.ops import array_ops, math_ops
 from webflow.ops.control_flow_ops import group
 from webflow.ops.convert import convert_to_tensor
-from webflow.ops.state_ops import RefVariable, ResourceVariable, VariableTypes, assign_add, assign_sub
+from webflow.ops.resource_variable_ops import ResourceVariable
+from webflow.ops.state_ops import RefVariable, VariableTypes, assign_add, assign_sub
 from webflow.train import _math
 
 

@@ -25,7 +25,9 @@ from webflow.framework.tensor import Tensor
 from webflow.ops import array_ops, math_ops, training_ops
 from webflow.ops.control_flow_ops import group
 from webflow.ops.convert import convert_to_tensor
-from webflow.ops.state_ops import RefVariable, ResourceVariable, VariableTypes, assign_add, trainable_variables
+from webflow.ops.resource_variable_ops import ResourceVariable
+from webflow.ops.state_ops import RefVariable, VariableTypes, assign_add
+from webflow.ops.variables import trainable_variables
 from webflow.train import _math
 
 VALID_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webflow.framework.scopes import name_scope_v1 as name_scope
-from webflow.ops import math_ops
+from webflow.ops import math_ops, sum_mean_ops
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.nn_loss_ops import l2_loss
 from webflow.train import _math
@@ -38,7 +38,7 @@ def l1_regularizer(scale: float, scope: str | None = None) -> Callable:
     def l1(weights: Any, name: str | None = None) -> Any:
         with name_scope(scope, "l1_regularizer") as scope_name:
             my_scale = convert_to_tensor(scale, dtype=weights.dtype.base_dtype, name="scale")
-            return math_ops.multiply(my_scale, math_ops.reduce_sum(_math.abs(weights)), name=scope_name or None)
+            return math_ops.multiply(my_scale, sum_mean_ops.reduce_sum(_math.abs(weights)), name=scope_name or None)
 
     return l1
 

@@ -7,7 +7,8 @@ from typing import Any
 from webflow.framework import context, dtypes
 from webflow.framework.graph import GraphKeys
 from webflow.ops import array_ops
-from webflow.ops.state_ops import RefVariable, ResourceVariable, VariableTypes
+from webflow.ops.resource_variable_ops import ResourceVariable
+from webflow.ops.state_ops import RefVariable, VariableTypes
 
 GLOBAL_STEP_NAME = "global_step"
 

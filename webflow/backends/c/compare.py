@@ -17,6 +17,7 @@ from webflow.backends.c.elementwise import MAX_DIMS, broadcast_strides, size_arr
 from webflow.backends.c.library import INT, PTR, declare
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
+from webflow.framework.kernel_checks import select_condition_shape
 
 COMPARISONS = {"Equal": "equal", "NotEqual": "not_equal", "Greater": "greater", "GreaterEqual": "greater_equal",
                "Less": "less", "LessEqual": "less_equal"}
@@ -100,16 +101,5 @@ def select_v2(cond: Any, t: Any, e: Any) -> Any:
 @c_kernel(dtypes=("bool",), min_size=8192)
 def select(cond: Any, t: Any, e: Any) -> Any:
     """wf_select_<bits>: out = t where cond else e; a vector cond picks whole rows of t or e."""
-    # the NumPy kernel's (TensorFlow's) messages, raised here: without NumPy no fallback would say them
-    if t.shape != e.shape:
-        raise InvalidArgumentError(None, None, f"'then' and 'else' must have the same size. but received: "
-                                               f"{list(t.shape)} vs. {list(e.shape)}")
-    if cond.ndim == 1 and t.ndim > 1:
-        if cond.shape[0] != t.shape[0]:
-            raise InvalidArgumentError(None, None, f"Number of batches of 'then' must match size of 'cond', "
-                                                   f"but saw: {cond.shape[0]} vs. {t.shape[0]}")
-        cond = contiguous(cond).reshape(cond.shape + (1,) * (t.ndim - 1))
-    elif cond.ndim and cond.shape != t.shape:
-        raise InvalidArgumentError(None, None, f"'cond' and 'then' must have the same size. but received: "
-                                               f"{list(cond.shape)} vs. {list(t.shape)}")
+    cond = contiguous(cond).reshape(select_condition_shape(cond.shape, t.shape, e.shape))
     return _select(cond, t, e, tuple(t.shape))
