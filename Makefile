@@ -27,7 +27,7 @@ $(VENV)/.installed: pyproject.toml
 $(TF_VENV)/.installed:
 	$(PYTHON) -m venv $(TF_VENV)
 	$(TF_VENV)/bin/python -m pip install -q --upgrade pip
-	$(TF_VENV)/bin/python -m pip install -q tensorflow-cpu tf-keras numpy
+	$(TF_VENV)/bin/python -m pip install -q tensorflow-cpu tf-keras numpy tensorboard
 	touch $@
 
 $(TORCH_VENV)/.installed:
@@ -87,8 +87,9 @@ pyodide:
 	@if command -v npm >/dev/null; then cd tests/pyodide && npm ci --no-audit --no-fund --loglevel=error; \
 	else echo "npm not found: the wasm-in-Pyodide kernel tests will be skipped"; fi
 
-# WEBFLOW_REQUIRE_BROWSER=1: a missing chromium, npm or built site fails the browser/JupyterLab tests instead of skipping.
-test: $(VENV)/.installed $(TF_VENV)/.installed lint wasm pyodide labext site
+# WEBFLOW_REQUIRE_BROWSER=1: a missing chromium, npm, built site or protoc venv fails their tests instead of skipping.
+# (.venv-protoc: tests/io/test_protos.py checks the committed *_pb2.py are what the .proto files generate.)
+test: $(VENV)/.installed $(TF_VENV)/.installed $(PROTOC_VENV)/.installed-$(GRPCIO_TOOLS) lint wasm pyodide labext site
 	WEBFLOW_REQUIRE_BROWSER=1 WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(DATA)} \
 		$(PY) -m pytest -q
 

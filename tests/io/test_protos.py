@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import require_or_skip
 from google.protobuf import descriptor_pool, text_format
 from google.protobuf.internal import api_implementation
 from tf_subprocess import SKIP_REASON, TF_PYTHON, run_tensorflow
@@ -62,7 +63,7 @@ def test_every_proto_file_has_its_module_in_webflows_pool() -> None:
 def test_the_committed_modules_are_what_the_proto_files_generate() -> None:
     protoc_python = os.path.join(ROOT, ".venv-protoc", "bin", "python")
     if not os.path.isfile(protoc_python):
-        pytest.skip("no .venv-protoc (make protos makes it): cannot run protoc")
+        require_or_skip("no .venv-protoc (make protos makes it): cannot run protoc")
     done = subprocess.run([protoc_python, os.path.join(ROOT, "tools", "build_protos.py"), "--check"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr

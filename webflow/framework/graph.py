@@ -65,6 +65,16 @@ class GraphKeys:
     WHILE_CONTEXT = "while_context"
 
 
+# Writes a Graph as TensorFlow's GraphDef message: io/graph_def.py registers it on import (framework never imports
+# io/, which needs protobuf), and the facades import io/.
+_graph_def_writer: Any = None
+
+
+def set_graph_def_writer(writer: Any) -> None:
+    global _graph_def_writer
+    _graph_def_writer = writer
+
+
 def user_source_line() -> tuple[str, int, str]:
     """(file, line, function) of the innermost caller outside webflow: where a learner built this op."""
     frame = sys._getframe(1)
@@ -452,6 +462,21 @@ class Graph:
 
     def is_feedable(self, tensor: Tensor) -> bool:
         return tensor._uid not in self._unfeedable
+
+    # --- serialization ----------------------------------------------------------------------------
+    def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False) -> Any:
+        """This graph as TensorFlow's GraphDef protocol buffer (io/graph_def.py; needs protobuf and NumPy).
+
+        `from_version`: only the ops added after `graph.version` was that number; `add_shapes`: each node gets
+        an `_output_shapes` attr with its outputs' static shapes."""
+        if _graph_def_writer is None:
+            raise RuntimeError("Graph.as_graph_def needs webflow.io (import webflow or webflow.compat.v1 loads it)")
+        return _graph_def_writer(self, from_version=from_version, add_shapes=add_shapes)
+
+    @property
+    def graph_def_versions(self) -> Any:
+        """The VersionDef a GraphDef of this graph carries (TensorFlow's producer version)."""
+        return self.as_graph_def(from_version=self._id_counter).versions
 
     def __repr__(self) -> str:
         return f"<webflow.Graph with {len(self._ops)} ops>"

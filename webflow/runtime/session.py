@@ -35,6 +35,11 @@ class BaseSession:
         return self._graph
 
     @property
+    def graph_def(self) -> Any:
+        """The session's graph as TensorFlow's GraphDef message (Graph.as_graph_def)."""
+        return self._graph.as_graph_def()
+
+    @property
     def sess_str(self) -> str:
         return ""
 
