@@ -21,7 +21,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TABLES = ("array", "control_flow", "conv", "core", "indexing", "linalg", "logic", "math", "moments", "nn_activation",
-          "nn", "pool", "random", "reduction", "state", "training")
+          "nn", "pool", "random", "reduction", "state", "summary", "training")
 CASE_LISTS = ("CASES", "MASK_CASES")
 
 
@@ -64,6 +64,7 @@ def _value(tensor: object) -> dict:
     tensor = wf.convert_to_tensor(tensor)
     value = tensor.numpy()
     flat = value.reshape(-1).tolist() if hasattr(value, "reshape") else [value]
+    flat = [v.decode("latin-1") if isinstance(v, bytes) else v for v in flat]  # strings (summaries) as JSON text
     return {"shape": list(tensor.shape.as_list()), "dtype": tensor.dtype.name, "values": flat}
 
 

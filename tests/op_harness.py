@@ -65,10 +65,22 @@ def check_forward_eager(case: OpCase) -> list:
     for g, e in zip(got, expected):
         e = np.asarray(e)
         assert g.shape.as_list() == list(e.shape), f"{case.id}: shape {g.shape} vs reference {e.shape}"
-        np.testing.assert_allclose(g.numpy(), e, atol=case.atol, rtol=case.rtol, err_msg=case.id)
+        assert_values(g.numpy(), e, case, case.id)
         assert g.dtype.as_numpy_dtype == e.dtype.type or e.dtype == object, \
             f"{case.id}: dtype {g.dtype.name} vs reference {e.dtype}"
     return [g.numpy() for g in got]
+
+
+def assert_values(got: Any, expected: Any, case: OpCase, message: str) -> None:
+    """Numbers within the row's tolerance; strings (an object array, such as a summary op's serialized Summary)
+    equal, byte for byte."""
+    if isinstance(expected, bytes):  # np.asarray(b"...") would drop trailing zero bytes
+        expected = np.array([expected], dtype=object).reshape(())
+    expected = np.asarray(expected)
+    if expected.dtype == object:
+        assert np.array([got], dtype=object).reshape(np.shape(expected)).tolist() == expected.tolist(), message
+        return
+    np.testing.assert_allclose(got, expected, atol=case.atol, rtol=case.rtol, err_msg=message)
 
 
 def build_graph(case: OpCase, known_shapes: bool) -> tuple[Graph, list, list]:
@@ -104,7 +116,7 @@ def check_graph(case: OpCase, eager_values: list) -> None:
                 f"{case.id}: shape rule said {static}, kernel gave {np.shape(value)} (known inputs: {known})"
             if known and case.fully_static:
                 assert static.is_fully_defined(), f"{case.id}: static shape {static} not fully inferred"
-            np.testing.assert_allclose(value, eager, atol=case.atol, rtol=case.rtol, err_msg=f"{case.id} graph")
+            assert_values(value, eager, case, f"{case.id} graph")
 
 
 def _float_indices(case: OpCase) -> list:

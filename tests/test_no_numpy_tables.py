@@ -33,6 +33,8 @@ GAPS: dict[str, str] = {
 }
 
 ROWS = {row_id(table, case): case for table, case in load_rows()}
+GAPS.update({name: "a summary op's output is a string (serialized Summary bytes); a CArray holds numbers only"
+             for name in ROWS if name.startswith("summary:")})
 
 
 def _run(no_numpy: bool) -> dict:

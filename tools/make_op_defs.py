@@ -117,6 +117,10 @@ def _default(attr_type: str, value) -> object:
              "list(shape)": lambda v: [shape_from_proto(s) for s in v.list.shape]}
     if attr_type in items:
         return items[attr_type](value)
+    if attr_type == "tensor":  # ImageSummary's bad_color: its values as a (nested) list
+        from webflow.io.tensor_proto import make_ndarray
+
+        return make_ndarray(value.tensor).tolist()
     raise ValueError(f"no table form for a default of attr type {attr_type}")
 
 

@@ -28,8 +28,15 @@ from webflow.ops.reduction_ops import (
     argmax, argmin, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_min, reduce_prod,
 )
 
-# --- io (io/): tf.io (TFRecord files; loads no protobuf) ---
+# --- io (io/): tf.io (TFRecord files, write_graph; loads no protobuf) ---
 from webflow import io
+# GraphDefs (io/): tf.import_graph_def, tf.graph_util, tensor protos (protobuf loads only when they run)
+from webflow.io import graph_util
+from webflow.io.graph_def_import import import_graph_def
+from webflow.io.tensor_proto import make_ndarray, make_tensor_proto
+
+# --- summary (summary/): tf.summary (create_file_writer, scalar, histogram, image, text; loads no protobuf) ---
+from webflow import summary
 
 # --- config (config.py): wf.config.set_backend / get_backend (which kernels run: numpy, native C, wasm) ---
 from webflow import config

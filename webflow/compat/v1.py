@@ -56,6 +56,19 @@ from webflow import metrics
 
 # --- io (io/): TF1's tf.io and tf.python_io (TFRecord files; loads no protobuf) ---
 from webflow.io import python_io, v1 as io
+# GraphDefs (io/): tf.import_graph_def, tf.graph_util, tensor protos; tf.GraphDef etc. load protobuf on first use
+from webflow.io import graph_util_v1 as graph_util
+from webflow.io.graph_def_import import import_graph_def
+from webflow.io.tensor_proto import make_ndarray, make_tensor_proto
+from webflow.io.graph_def import message_class as _message_class
+
+
+def __getattr__(name: str) -> object:  # tf.GraphDef, tf.NodeDef, tf.AttrValue, tf.MetaGraphDef
+    return _message_class(name, __name__)
+
+
+# --- summary (summary/, ops/summary_ops.py): TF1's tf.summary (summary ops, FileWriter; loads no protobuf) ---
+from webflow.summary import v1 as summary
 
 # --- TF1 spellings of ops whose TF2 names differ (each family adds its own) ---
 # array (ops/manip_ops.py, ops/pad_ops.py, ops/gather_ops.py): TF1 argument orders

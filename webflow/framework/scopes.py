@@ -3,17 +3,38 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 from webflow.framework import context
 
 
+class _EagerScope(threading.local):
+    """The name scope of eager code ("outer/inner/"), which has no graph to keep it in (TensorFlow keeps it in
+    its eager context). Nothing is made unique: two eager scopes of one name are the same scope."""
+
+    name = ""
+
+
+_EAGER_SCOPE = _EagerScope()
+
+
 @contextlib.contextmanager
 def name_scope_v1(name: str | None, default_name: str | None = None, values: Any = None) -> Iterator[str]:
-    """TF1 `tf.name_scope(name, default_name, values)`: opens `name` (or `default_name`) in the default graph."""
+    """TF1 `tf.name_scope(name, default_name, values)`: opens `name` (or `default_name`) in the default graph;
+    eagerly, nests it in the eager scope (a name ending in '/' is taken whole, '' or None leaves every scope)."""
     if context.executing_eagerly():
-        yield (name or default_name or "") + "/" if (name or default_name) else ""
+        chosen = default_name if name is None else name
+        old = _EAGER_SCOPE.name
+        if not chosen:
+            _EAGER_SCOPE.name = ""
+        else:
+            _EAGER_SCOPE.name = chosen if chosen.endswith("/") else old + chosen + "/"
+        try:
+            yield _EAGER_SCOPE.name
+        finally:
+            _EAGER_SCOPE.name = old
         return
     graph = _graph_of(values) or context.get_default_graph()
     with graph.as_default(), graph.name_scope(name if name is not None else default_name) as scope:
@@ -35,6 +56,14 @@ def _graph_of(values: Any) -> Any:
         if graph is not None:
             return graph
     return None
+
+
+def get_name_scope() -> str:
+    """The current name scope without its trailing '/': the eager scope when executing eagerly, else the
+    default graph's."""
+    if context.executing_eagerly():
+        return _EAGER_SCOPE.name.rstrip("/")
+    return context.get_default_graph().get_name_scope()
 
 
 def get_default_graph() -> Any:

@@ -219,6 +219,7 @@ OP_DEFS = {
     ),
     'Greater': ((('x', 'T'), ('y', 'T')), (('z', 'bool'),), (('T', 'type'),)),
     'GreaterEqual': ((('x', 'T'), ('y', 'T')), (('z', 'bool'),), (('T', 'type'),)),
+    'HistogramSummary': ((('tag', 'string'), ('values', 'T')), (('summary', 'string'),), (('T', 'type', 'float32'),)),
     'Identity': ((('input', 'T'),), (('output', 'T'),), (('T', 'type'),)),
     'IdentityN': ((('input', '[T]'),), (('output', '[T]'),), (('T', 'list(type)'),)),
     'If': (
@@ -226,6 +227,11 @@ OP_DEFS = {
         (('output', '[Tout]'),),
         (('Tcond', 'type'), ('Tin', 'list(type)'), ('Tout', 'list(type)'), ('then_branch', 'func'),
          ('else_branch', 'func'), ('output_shapes', 'list(shape)', [])),
+    ),
+    'ImageSummary': (
+        (('tag', 'string'), ('tensor', 'T')),
+        (('summary', 'string'),),
+        (('max_images', 'int', 3), ('T', 'type', 'float32'), ('bad_color', 'tensor', [255, 0, 0, 255])),
     ),
     'InTopKV2': (
         (('predictions', 'float32'), ('targets', 'T'), ('k', 'T')),
@@ -293,6 +299,7 @@ OP_DEFS = {
         (('output', 'T'),),
         (('keep_dims', 'bool', False), ('T', 'type'), ('Tidx', 'type', 'int32')),
     ),
+    'MergeSummary': ((('inputs', 'N*string'),), (('summary', 'string'),), (('N', 'int'),)),
     'Min': (
         (('input', 'T'), ('reduction_indices', 'Tidx')),
         (('output', 'T'),),
@@ -459,6 +466,7 @@ OP_DEFS = {
     'ReverseV2': ((('tensor', 'T'), ('axis', 'Tidx')), (('output', 'T'),), (('Tidx', 'type', 'int32'), ('T', 'type'))),
     'Round': ((('x', 'T'),), (('y', 'T'),), (('T', 'type'),)),
     'Rsqrt': ((('x', 'T'),), (('y', 'T'),), (('T', 'type'),)),
+    'ScalarSummary': ((('tags', 'string'), ('values', 'T')), (('summary', 'string'),), (('T', 'type'),)),
     'ScatterNd': (
         (('indices', 'Tindices'), ('updates', 'T'), ('shape', 'Tindices')),
         (('output', 'T'),),
@@ -561,6 +569,11 @@ OP_DEFS = {
         (('keep_dims', 'bool', False), ('T', 'type'), ('Tidx', 'type', 'int32')),
     ),
     'Tanh': ((('x', 'T'),), (('y', 'T'),), (('T', 'type'),)),
+    'TensorSummaryV2': (
+        (('tag', 'string'), ('tensor', 'T'), ('serialized_summary_metadata', 'string')),
+        (('summary', 'string'),),
+        (('T', 'type'),),
+    ),
     'Tile': (
         (('input', 'T'), ('multiples', 'Tmultiples')),
         (('output', 'T'),),

@@ -171,6 +171,7 @@ def make_tensor_proto(values: Any, dtype: Any = None, shape: Any = None, verify_
             if array.size > size:
                 raise ValueError(f"Too many elements provided. Takes at most {size:d}, but got {array.size:d}.")
     proto = tensor_pb2.TensorProto(dtype=array_dtype.as_datatype_enum)
+    proto.tensor_shape.SetInParent()  # present even for a scalar, as TensorFlow writes it
     for dim in shape:
         proto.tensor_shape.dim.add(size=dim)
     if same_size and array_dtype.name in _CONTENT_TYPES and _product(shape) > 1:

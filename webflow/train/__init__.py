@@ -17,3 +17,7 @@ from webflow.train.rmsprop import RMSPropOptimizer
 from webflow.train.training_util import (
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step, global_step,
 )
+# --- summary_iterator (summary/summary_iterator.py), TF1's tf.train.summary_iterator ---
+from webflow.summary.summary_iterator import summary_iterator
+# --- write_graph (io/graph_io.py), TF1's tf.train.write_graph (TF2 has only tf.io.write_graph) ---
+from webflow.io.graph_io import write_graph

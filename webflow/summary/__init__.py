@@ -1,0 +1,21 @@
+"""`tf.summary` of TF2: `create_file_writer`, and `scalar / histogram / image / text` written at once while
+executing eagerly (summary_v2.py). TF1's `tf.summary` (summary ops, FileWriter) is v1.py; README.md says more.
+Nothing here loads protobuf until an event is written."""
+
+from webflow.summary import experimental
+from webflow.summary.summary_v2 import (
+    SummaryWriter,
+    create_file_writer,
+    create_noop_writer,
+    flush,
+    histogram,
+    image,
+    record_if,
+    scalar,
+    should_record_summaries,
+    text,
+    write,
+)
+
+__all__ = ["SummaryWriter", "create_file_writer", "create_noop_writer", "experimental", "flush", "histogram", "image",
+           "record_if", "scalar", "should_record_summaries", "text", "write"]
