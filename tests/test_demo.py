@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import webflow.compat.v1 as tf
 from webflow import demo
 from webflow.datasets import mnist
 
@@ -61,7 +62,22 @@ def test_short_run_learns_and_saves_weights_that_reproduce_its_accuracy(sample_o
     assert "6,000 training / 1,000 test images" in out
 
     path = checkpoints / "mnist_cnn.npz"
-    assert sorted(p.name for p in checkpoints.iterdir()) == ["mnist_cnn.npz"], "no temp file left behind"
+    names = sorted(p.name for p in checkpoints.iterdir())
+    assert len(names) == 2 and names[1] == "mnist_cnn.npz", f"no temp file left behind: {names}"
+    assert names[0].startswith("events.out.tfevents."), names
+    # The event file holds the curves the progress lines printed (TensorBoard reads it: tests/summary/).
+    events = list(tf.train.summary_iterator(str(checkpoints / names[0])))
+    assert events[0].file_version == "brain.Event:2"
+    curves: dict = {}
+    for event in events[1:]:
+        for value in event.summary.value:
+            curves.setdefault(value.tag, []).append((event.step, value.simple_value))
+    assert [step for step, _ in curves["loss"]] == [20, 40, 60, 80]
+    # (the file holds float32 values; the lines print 4 and 1 decimals)
+    assert all(abs(v - printed) < 5.1e-5 for (_, v), printed in zip(curves["loss"], losses, strict=True))
+    printed_accuracies = [float(m.group(6)) for m in lines]
+    assert all(abs(100 * v - printed) < 0.051
+               for (_, v), printed in zip(curves["train_accuracy"], printed_accuracies, strict=True))
     with np.load(path, allow_pickle=False) as saved:
         weights = {name: saved[name] for name in saved.files}
     assert {k: v.shape for k, v in weights.items()} == {
@@ -74,6 +90,7 @@ def test_short_run_learns_and_saves_weights_that_reproduce_its_accuracy(sample_o
     accuracy = 100 * np.mean(logits.argmax(1) == y_test)
     printed = float(re.search(r"test accuracy: ([\d.]+)% on 1,000 images", out).group(1))
     assert abs(accuracy - printed) < 0.051
+    assert curves["test_accuracy"][0][0] == 80 and abs(100 * curves["test_accuracy"][0][1] - printed) < 0.051
     assert accuracy > 80.0
 
 

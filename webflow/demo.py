@@ -8,7 +8,9 @@ and trains on all 60,000 images instead (3 epochs by default: over 99% test accu
 The model is built the TF1 way, in graph mode: placeholders, `tf.layers` (conv 5x5x32, max-pool,
 conv 5x5x64, max-pool, dense 512, dropout, dense 10), a sparse softmax cross-entropy, Adam, and
 Session.run in a loop. The learned weights are saved as a NumPy .npz file (no pickle) keyed by the
-variables' TensorFlow names, written to a temp file and renamed into place.
+variables' TensorFlow names, written to a temp file and renamed into place. Beside them, a TensorBoard event
+file holds the training curves (loss and accuracy at each progress line, the test accuracy at the end):
+`tensorboard --logdir checkpoints` shows them.
 """
 
 from __future__ import annotations
@@ -96,6 +98,12 @@ def progress_line(step: int, steps: int, loss: float, accuracy: float, rate: flo
             f"train acc {100 * accuracy:5.1f}%  {rate:,.0f} examples/s")
 
 
+def scalars(values: dict) -> tf.summary.Summary:
+    """A Summary holding one scalar per tag, as `writer.add_summary` takes it."""
+    return tf.summary.Summary(value=[tf.summary.Summary.Value(tag=tag, simple_value=float(value))
+                                     for tag, value in values.items()])
+
+
 def save_weights(path: Path, arrays: dict) -> None:
     """Writes arrays as .npz (plain arrays, no pickle) to a temp file beside `path`, then renames it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -133,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     tf.disable_v2_behavior()
     tf.reset_default_graph()
     model = build_model(args.learning_rate, args.seed)
+    writer = tf.summary.FileWriter(args.checkpoint_dir)   # TensorBoard's event file: the curves
     with tf.Session() as session:
         session.run(tf.global_variables_initializer())
         losses, accuracies, window_start = [], [], time.perf_counter()   # averaged over each progress line
@@ -146,15 +155,19 @@ def main(argv: list[str] | None = None) -> int:
                 rate = len(losses) * args.batch_size / max(time.perf_counter() - window_start, 1e-9)
                 print(progress_line(step, steps, float(np.mean(losses)), float(np.mean(accuracies)), rate),
                       flush=True)
+                writer.add_summary(scalars({"loss": np.mean(losses), "train_accuracy": np.mean(accuracies)}), step)
                 losses, accuracies, window_start = [], [], time.perf_counter()
         test_accuracy = evaluate(session, model, test.images, test.labels)
         weights = session.run(model["weights"])
+    writer.add_summary(scalars({"test_accuracy": test_accuracy}), steps)
+    writer.close()
     print(f"test accuracy: {100 * test_accuracy:.2f}% on {test.num_examples:,} images "
           f"(after {steps * args.batch_size / train.num_examples:.3g} epochs, {time.perf_counter() - started:.1f} s)")
     path = Path(args.checkpoint_dir) / "mnist_cnn.npz"
     save_weights(path, weights)
     shapes = ", ".join(f"{name} {list(value.shape)}" for name, value in weights.items())
     print(f"saved weights to {path} ({shapes}); load with numpy.load(path)")
+    print(f"training curves in {writer.get_logdir()}: tensorboard --logdir {writer.get_logdir()}")
     return 0
 
 
