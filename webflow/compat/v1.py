@@ -48,7 +48,11 @@ from webflow.nn import v1 as nn
 from webflow import layers
 
 # --- training (train/, losses/, compat/contrib.py) ---
-from webflow import losses, train
+from webflow import losses
+# tf.train is the train/ package itself; the attribute `webflow.train` is TF2's namespace (train/v2.py)
+from webflow.train import v2 as _train_v2  # noqa: F401 - makes sure the package is loaded
+import sys as _sys
+train = _sys.modules["webflow.train"]
 from webflow.compat import contrib
 
 # --- metrics (metrics/): TF1's tf.metrics ---

@@ -21,3 +21,8 @@ from webflow.train.training_util import (
 from webflow.summary.summary_iterator import summary_iterator
 # --- write_graph (io/graph_io.py), TF1's tf.train.write_graph (TF2 has only tf.io.write_graph) ---
 from webflow.io.graph_io import write_graph
+# --- checkpoints (train/saver.py over io/checkpoint_bundle.py): TensorFlow's V2 format ---
+from webflow.train.saver import (
+    CheckpointReader, NewCheckpointReader, Saver, checkpoint_exists, get_checkpoint_state, latest_checkpoint,
+    list_variables, load_checkpoint, load_variable, update_checkpoint_state,
+)
