@@ -63,10 +63,11 @@ def test_short_run_learns_and_saves_weights_that_reproduce_its_accuracy(sample_o
 
     path = checkpoints / "mnist_cnn.npz"
     names = sorted(p.name for p in checkpoints.iterdir())
-    assert len(names) == 2 and names[1] == "mnist_cnn.npz", f"no temp file left behind: {names}"
-    assert names[0].startswith("events.out.tfevents."), names
+    assert len(names) == 5, f"no temp file left behind: {names}"
+    assert names[0] == "checkpoint" and names[1].startswith("events.out.tfevents."), names
+    assert names[2:] == ["mnist_cnn-80.data-00000-of-00001", "mnist_cnn-80.index", "mnist_cnn.npz"], names
     # The event file holds the curves the progress lines printed (TensorBoard reads it: tests/summary/).
-    events = list(tf.train.summary_iterator(str(checkpoints / names[0])))
+    events = list(tf.train.summary_iterator(str(checkpoints / names[1])))
     assert events[0].file_version == "brain.Event:2"
     curves: dict = {}
     for event in events[1:]:
@@ -84,6 +85,13 @@ def test_short_run_learns_and_saves_weights_that_reproduce_its_accuracy(sample_o
         "conv2d/kernel": (5, 5, 1, 32), "conv2d/bias": (32,), "conv2d_1/kernel": (5, 5, 32, 64),
         "conv2d_1/bias": (64,), "dense/kernel": (3136, 512), "dense/bias": (512,), "dense_1/kernel": (512, 10),
         "dense_1/bias": (10,)}
+    # The TensorFlow checkpoint holds the same weights (and Adam's slots), found through the `checkpoint` file.
+    prefix = tf.train.latest_checkpoint(str(checkpoints))
+    assert prefix == str(checkpoints / "mnist_cnn-80")
+    reader = tf.train.load_checkpoint(prefix)
+    for name, value in weights.items():
+        np.testing.assert_array_equal(reader.get_tensor(name), value)
+    assert reader.has_tensor("dense/kernel/Adam") and reader.has_tensor("beta1_power")
     # An independent NumPy forward pass with the saved weights gives the accuracy the demo printed.
     _, (x_test, y_test) = mnist.load_sample()
     logits = numpy_cnn_logits(weights, x_test.astype(np.float32) / 255.0)

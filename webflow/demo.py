@@ -8,9 +8,10 @@ and trains on all 60,000 images instead (3 epochs by default: over 99% test accu
 The model is built the TF1 way, in graph mode: placeholders, `tf.layers` (conv 5x5x32, max-pool,
 conv 5x5x64, max-pool, dense 512, dropout, dense 10), a sparse softmax cross-entropy, Adam, and
 Session.run in a loop. The learned weights are saved as a NumPy .npz file (no pickle) keyed by the
-variables' TensorFlow names, written to a temp file and renamed into place. Beside them, a TensorBoard event
-file holds the training curves (loss and accuracy at each progress line, the test accuracy at the end):
-`tensorboard --logdir checkpoints` shows them.
+variables' TensorFlow names, written to a temp file and renamed into place, and as a TensorFlow checkpoint
+(`tf.train.Saver`: every variable, Adam's slots included, in TensorFlow's own V2 format, so real TensorFlow
+restores it too). Beside them, a TensorBoard event file holds the training curves (loss and accuracy at each
+progress line, the test accuracy at the end): `tensorboard --logdir checkpoints` shows them.
 """
 
 from __future__ import annotations
@@ -159,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
                 losses, accuracies, window_start = [], [], time.perf_counter()
         test_accuracy = evaluate(session, model, test.images, test.labels)
         weights = session.run(model["weights"])
+        # write_meta_graph=False: the graph's dropout switch is a tf.cond, which GraphDefs cannot hold yet
+        prefix = tf.train.Saver().save(session, os.path.join(args.checkpoint_dir, "mnist_cnn"), global_step=steps,
+                                       write_meta_graph=False)
     writer.add_summary(scalars({"test_accuracy": test_accuracy}), steps)
     writer.close()
     print(f"test accuracy: {100 * test_accuracy:.2f}% on {test.num_examples:,} images "
@@ -167,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     save_weights(path, weights)
     shapes = ", ".join(f"{name} {list(value.shape)}" for name, value in weights.items())
     print(f"saved weights to {path} ({shapes}); load with numpy.load(path)")
+    print(f"checkpoint {prefix}: tf.train.Saver().restore(sess, {prefix!r}), or tf.train.load_checkpoint")
     print(f"training curves in {writer.get_logdir()}: tensorboard --logdir {writer.get_logdir()}")
     return 0
 
