@@ -32,8 +32,10 @@ UnimplementedError.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
+from collections.abc import Iterator
 from typing import Any
 
 from webflow.framework import dtypes, errors
@@ -182,13 +184,26 @@ def build_table(items: list[tuple[bytes, bytes]]) -> bytes:
     return bytes(out)
 
 
-def _write_atomically(path: str, payload: bytes) -> None:
+@contextlib.contextmanager
+def _atomic_file(path: str) -> Iterator[Any]:
+    """A file to write `path` through: a temporary name, synced and renamed into place only when the block ends
+    without an error (then removed), so a reader (or a crash) sees the old file or the new one, never half."""
     temp = f"{path}.tempstate{os.getpid()}"
-    with open(temp, "wb") as handle:
+    try:
+        with open(temp, "wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _write_atomically(path: str, payload: bytes) -> None:
+    with _atomic_file(path) as handle:
         handle.write(payload)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
 
 
 def tensor_bytes(array: Any) -> bytes:
@@ -209,30 +224,33 @@ def write_bundle(prefix: str, tensors: list[tuple[str, Any]]) -> None:
     directory = os.path.dirname(prefix)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    data = bytearray()
     entries = {}
-    for name, array in tensors:
-        key = name.encode("utf-8")
-        if key in entries or not key:
-            raise ValueError(f"tensor names in a bundle must be unique and non-empty: {name!r}")
-        raw = tensor_bytes(array)
-        entry = tensor_bundle_pb2.BundleEntryProto()
-        entry.dtype = dtypes.as_dtype(array.dtype).as_datatype_enum
-        entry.shape.SetInParent()
-        for size in array.shape:
-            entry.shape.dim.add().size = int(size)
-        entry.shard_id = 0
-        entry.offset = len(data)
-        entry.size = len(raw)
-        entry.crc32c = crc32c.masked_crc32c(raw)
-        data += raw
-        entries[key] = entry.SerializeToString()
+    # each tensor's bytes go straight to the file: gathering them first cost two more copies of the whole
+    # model (benchmarks/checkpoint_io.py: save of 100 MB, see benchmarks/FIGURES.md)
+    with _atomic_file(data_filename(prefix)) as data_file:
+        offset = 0
+        for name, array in tensors:
+            key = name.encode("utf-8")
+            if key in entries or not key:
+                raise ValueError(f"tensor names in a bundle must be unique and non-empty: {name!r}")
+            raw = tensor_bytes(array)
+            entry = tensor_bundle_pb2.BundleEntryProto()
+            entry.dtype = dtypes.as_dtype(array.dtype).as_datatype_enum
+            entry.shape.SetInParent()
+            for size in array.shape:
+                entry.shape.dim.add().size = int(size)
+            entry.shard_id = 0
+            entry.offset = offset
+            entry.size = len(raw)
+            entry.crc32c = crc32c.masked_crc32c(raw)
+            data_file.write(raw)
+            offset += len(raw)
+            entries[key] = entry.SerializeToString()
     header = tensor_bundle_pb2.BundleHeaderProto()
     header.num_shards = 1
     header.endianness = tensor_bundle_pb2.BundleHeaderProto.LITTLE
     header.version.producer = TENSOR_BUNDLE_VERSION
     items = [(HEADER_KEY, header.SerializeToString())] + sorted(entries.items())
-    _write_atomically(data_filename(prefix), bytes(data))
     _write_atomically(index_filename(prefix), build_table(items))
 
 
