@@ -19,11 +19,12 @@ from typing import Any
 
 from webflow.backends.arrays import carray as c_array  # noqa: F401  (c_conv declares the kernels)
 from webflow.backends.arrays.carray import CArray
-
-# noqa: F401  (c_conv declares the kernels)
 from webflow.backends.c import conv as c_conv  # noqa: F401  (c_conv declares the kernels)
 from webflow.backends.c.adapters import check, flat_ints, fn
 from webflow.backends.c.conv import Conv2DShape
+
+# noqa: F401  (c_conv declares the kernels)
+from webflow.backends.numpy import conv as numpy_conv  # TensorFlow's checks (plain Python)
 from webflow.backends.portable.array_kernels import transpose
 from webflow.framework.windows import FROM_NHWC, TO_NHWC, nhwc_dims
 
@@ -38,15 +39,9 @@ def from_nhwc(y: CArray, data_format: str) -> CArray:
     return transpose(y, list(FROM_NHWC)) if data_format == "NCHW" else y
 
 
-def _conv_module() -> Any:
-    from webflow.backends.numpy import conv as conv_kernels  # lazy: ops import backends (its checks are plain Python)
-
-    return conv_kernels
-
-
 def _geometry(x_shape: tuple, w_shape: tuple, geometry: dict) -> Conv2DShape:
     """The C geometry of an NHWC input and HWIO filter (output size and padding by TensorFlow's rules)."""
-    (oh, ow), ((top, _), (left, _)) = _conv_module().conv_geometry(x_shape, w_shape, **geometry)
+    (oh, ow), ((top, _), (left, _)) = numpy_conv.conv_geometry(x_shape, w_shape, **geometry)
     n, h, w, c = x_shape
     kh, kw, _, k = w_shape
     (sh, sw), (dh, dw) = geometry["strides"], geometry["dilations"]
@@ -129,12 +124,11 @@ def _compute(kind: str, s: Conv2DShape, x: CArray | None, w: CArray | None, dy: 
 # --- the three ops (TensorFlow's checks first, as backends/numpy/conv.py's run_* do) ----------------------
 def conv2d(input: Any, filter: Any, **attrs: Any) -> CArray:  # noqa: A002 - TensorFlow's input names
     """y[b,i,j,k] = sum_{p,q,c} xpad[b, i*sh + p*dh, j*sw + q*dw, c] * filter[p,q,c,k]."""
-    conv = _conv_module()
     shapes = {"input": input.shape, "filter": filter.shape}
-    conv._check_ranks("Conv2D", shapes)
-    geometry = conv._geometry("Conv2D", attrs, shapes)
+    numpy_conv._check_ranks("Conv2D", shapes)
+    geometry = numpy_conv._geometry("Conv2D", attrs, shapes)
     x = to_nhwc(input, attrs["data_format"])
-    conv._check_depths("Conv2D", x.shape, filter.shape, shapes)
+    numpy_conv._check_depths("Conv2D", x.shape, filter.shape, shapes)
     s = _geometry(x.shape, filter.shape, geometry)
     y = _compute("forward", s, x, filter, None, _out_dims(s), input.dtype)
     return from_nhwc(y, attrs["data_format"])
@@ -142,17 +136,17 @@ def conv2d(input: Any, filter: Any, **attrs: Any) -> CArray:  # noqa: A002 - Ten
 
 def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **attrs: Any) -> CArray:  # noqa: A002
     """dx = col2im(dy @ filter^T): the adjoint of Conv2D in its input."""
-    conv, op_type = _conv_module(), "Conv2DCustomBackpropInput"
+    op_type = "Conv2DCustomBackpropInput"
     shapes = {"filter": filter.shape, "out_backprop": out_backprop.shape}
-    conv._check_ranks(op_type, shapes)
-    geometry = conv._geometry(op_type, attrs, shapes)
+    numpy_conv._check_ranks(op_type, shapes)
+    geometry = numpy_conv._geometry(op_type, attrs, shapes)
     sizes = flat_ints(input_sizes)
     if len(sizes) != 4:
-        raise conv._error(op_type, f"input_sizes must contain 4 values, but got {sizes}", shapes)
+        raise numpy_conv._error(op_type, f"input_sizes must contain 4 values, but got {sizes}", shapes)
     x_shape = nhwc_dims(sizes, attrs["data_format"])
     dy = to_nhwc(out_backprop, attrs["data_format"])
-    conv._check_depths(op_type, x_shape, filter.shape, shapes, dy.shape)
-    conv._check_out_size(op_type, x_shape, filter.shape, dy.shape, geometry, shapes)
+    numpy_conv._check_depths(op_type, x_shape, filter.shape, shapes, dy.shape)
+    numpy_conv._check_out_size(op_type, x_shape, filter.shape, dy.shape, geometry, shapes)
     s = _geometry(x_shape, filter.shape, geometry)
     dx = _compute("input", s, None, filter, dy, x_shape, filter.dtype)
     return from_nhwc(dx, attrs["data_format"])
@@ -160,17 +154,17 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **at
 
 def conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, **attrs: Any) -> CArray:  # noqa: A002
     """dfilter = im2col(x)^T @ dy: the adjoint of Conv2D in its filter."""
-    conv, op_type = _conv_module(), "Conv2DCustomBackpropFilter"
+    op_type = "Conv2DCustomBackpropFilter"
     shapes = {"input": input.shape, "out_backprop": out_backprop.shape}
-    conv._check_ranks(op_type, shapes)
-    geometry = conv._geometry(op_type, attrs, shapes)
+    numpy_conv._check_ranks(op_type, shapes)
+    geometry = numpy_conv._geometry(op_type, attrs, shapes)
     sizes = flat_ints(filter_sizes)
     if len(sizes) != 4:
-        raise conv._error(op_type, f"filter_sizes must contain 4 values, but got {sizes}", shapes)
+        raise numpy_conv._error(op_type, f"filter_sizes must contain 4 values, but got {sizes}", shapes)
     w_shape = tuple(sizes)
     x, dy = to_nhwc(input, attrs["data_format"]), to_nhwc(out_backprop, attrs["data_format"])
-    conv._check_depths(op_type, x.shape, w_shape, shapes, dy.shape)
-    conv._check_out_size(op_type, x.shape, w_shape, dy.shape, geometry, shapes)
+    numpy_conv._check_depths(op_type, x.shape, w_shape, shapes, dy.shape)
+    numpy_conv._check_out_size(op_type, x.shape, w_shape, dy.shape, geometry, shapes)
     s = _geometry(x.shape, w_shape, geometry)
     return _compute("filter", s, x, None, dy, w_shape, input.dtype)
 

@@ -19,26 +19,20 @@ from typing import Any
 
 from webflow.backends.arrays import carray as c_array  # noqa: F401  (c_pool declares the kernels)
 from webflow.backends.arrays.carray import CArray
-
-# noqa: F401  (c_pool declares the kernels)
 from webflow.backends.c import pool as c_pool  # noqa: F401  (c_pool declares the kernels)
 from webflow.backends.c.adapters import check, flat_ints, fn
 from webflow.backends.c.conv import Conv2DShape
+
+# noqa: F401  (c_pool declares the kernels)
+from webflow.backends.numpy import pool_windows  # the window geometry (plain Python)
 from webflow.backends.portable.conv_kernels import C_SUFFIX, from_nhwc, to_nhwc
 from webflow.framework.windows import from_nhwc_dims, nhwc_dims
 
 LOWEST = {"float32": -3.4028234663852886e38, "float64": -1.7976931348623157e308}
 
 
-def _windows_module() -> Any:
-    from webflow.backends.numpy import pool_windows  # lazy: ops import backends (Windows is plain Python)
-
-    return pool_windows
-
-
 def _windows(op_type: str, shape: tuple, ksize: list, strides: list, padding: str, data_format: str) -> Any:
-    pool = _windows_module()
-    return pool.Windows(op_type, nhwc_dims(shape, data_format), ksize, strides, padding, data_format)
+    return pool_windows.Windows(op_type, nhwc_dims(shape, data_format), ksize, strides, padding, data_format)
 
 
 def _geometry(w: Any) -> Conv2DShape:
@@ -47,7 +41,7 @@ def _geometry(w: Any) -> Conv2DShape:
 
 
 def _check_shape(op_type: str, what: str, expected: tuple, got: tuple) -> None:
-    _windows_module().check_same_shape(op_type, what, expected, got)
+    pool_windows.check_same_shape(op_type, what, expected, got)
 
 
 def _layout(shape: tuple, data_format: str) -> tuple:
