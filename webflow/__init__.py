@@ -31,7 +31,7 @@ from webflow.ops.reduction_ops import (
 # --- io (io/): tf.io (TFRecord files, write_graph; loads no protobuf) ---
 from webflow import io
 # checkpoints (train/saver.py): tf.train.latest_checkpoint, list_variables, load_variable, load_checkpoint
-from webflow.train import v2 as train
+from webflow import train
 # GraphDefs (io/): tf.import_graph_def, tf.graph_util, tensor protos (protobuf loads only when they run)
 from webflow.io import graph_util
 from webflow.io.graph_def_import import import_graph_def

@@ -49,10 +49,7 @@ from webflow import layers
 
 # --- training (train/, losses/, compat/contrib.py) ---
 from webflow import losses
-# tf.train is the train/ package itself; the attribute `webflow.train` is TF2's namespace (train/v2.py)
-from webflow.train import v2 as _train_v2  # noqa: F401 - makes sure the package is loaded
-import sys as _sys
-train = _sys.modules["webflow.train"]
+from webflow.train import v1 as train
 from webflow.compat import contrib
 
 # --- metrics (metrics/): TF1's tf.metrics ---

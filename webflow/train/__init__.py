@@ -1,28 +1,6 @@
-"""`tf.train`: optimizers, learning-rate schedules, moving averages, global step, gradient clipping."""
+"""TF2's `tf.train` (`webflow.train`): the checkpoint helpers TF2 keeps. TF1's `tf.train` (optimizers, Saver,
+schedules, global step) is `v1.py` (`webflow.compat.v1.train`), as TF2 drops those names; io/ is laid out alike."""
 
-# ruff: noqa: F401, I001
+# ruff: noqa: F401
 
-# --- optimizers, schedules, EMA, global step (train/) ---
-from webflow.train.adadelta import AdadeltaOptimizer
-from webflow.train.adagrad import AdagradOptimizer
-from webflow.train.adam import AdamOptimizer
-from webflow.train.gradient_descent import GradientDescentOptimizer
-from webflow.train.learning_rate_decay import (
-    cosine_decay, exponential_decay, inverse_time_decay, natural_exp_decay, piecewise_constant, polynomial_decay,
-)
-from webflow.train.momentum import MomentumOptimizer
-from webflow.train.moving_averages import ExponentialMovingAverage
-from webflow.train.optimizer import Optimizer
-from webflow.train.rmsprop import RMSPropOptimizer
-from webflow.train.training_util import (
-    assert_global_step, create_global_step, get_global_step, get_or_create_global_step, global_step,
-)
-# --- summary_iterator (summary/summary_iterator.py), TF1's tf.train.summary_iterator ---
-from webflow.summary.summary_iterator import summary_iterator
-# --- write_graph (io/graph_io.py), TF1's tf.train.write_graph (TF2 has only tf.io.write_graph) ---
-from webflow.io.graph_io import write_graph
-# --- checkpoints (train/saver.py over io/checkpoint_bundle.py): TensorFlow's V2 format ---
-from webflow.train.saver import (
-    CheckpointReader, NewCheckpointReader, Saver, checkpoint_exists, get_checkpoint_state, latest_checkpoint,
-    list_variables, load_checkpoint, load_variable, update_checkpoint_state,
-)
+from webflow.train.saver import get_checkpoint_state, latest_checkpoint, list_variables, load_checkpoint, load_variable
