@@ -14,6 +14,7 @@ from webflow.backends.arrays import carray as c_array
 from webflow.backends.arrays import values
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, dtype_of, np
 from webflow.framework import context, dtypes
+from webflow.framework import sparse_tensor
 from webflow.framework.indexed_slices import set_constant_value
 from webflow.framework.tensor import EagerTensor, Tensor, TensorBase
 
@@ -239,6 +240,7 @@ def constant_value(tensor: Any) -> Any:
 
 
 set_constant_value(constant_value)  # IndexedSlices.shape reads its dense_shape with it
+sparse_tensor.set_constant_value(constant_value)  # and SparseTensor.shape
 
 
 def constant_value_as_shape(tensor: Any) -> Any:
