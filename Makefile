@@ -93,8 +93,9 @@ test: $(VENV)/.installed $(TF_VENV)/.installed $(PROTOC_VENV)/.installed-$(GRPCI
 	WEBFLOW_REQUIRE_BROWSER=1 WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(DATA)} \
 		$(PY) -m pytest -q
 
-# The static site (site/README.md): webflow's wheel, offline Pyodide, the MNIST demo page, the JupyterLite
-# lessons, all into site/_build/ (serve: python tests/browser/static_server.py). The browser tests need it.
+# The static site (site/README.md): webflow's wheel, protobuf's pure-Python wheel (pip-downloaded from PyPI, pinned
+# in tools/wheels.py), offline Pyodide, the MNIST demo page, the JupyterLite lessons, all into site/_build/
+# (serve: python tests/browser/static_server.py). The browser tests and tests/pyodide/test_protobuf_in_pyodide.py need it.
 .PHONY: site
 site: $(VENV)/.installed labext
 	$(PY) site/build.py

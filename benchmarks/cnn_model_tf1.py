@@ -44,6 +44,12 @@ def build_cnn(tf, batch: int):
     x = tf.placeholder(tf.float32, [batch, 784])
     y_ = tf.placeholder(tf.float32, [batch, 10])
     keep_prob = tf.placeholder(tf.float32)
+    return x, y_, keep_prob, cnn_train_op(tf, x, y_, keep_prob)
+
+
+def cnn_train_op(tf, x, y_, keep_prob):
+    """The CNN on any [batch, 784] float images and [batch, 10] one-hot labels (placeholders, or a tf.data
+    iterator's get_next as in cnn_input_pipeline.py): its Adam training op."""
 
     def weight(shape):
         return tf.Variable(tf.truncated_normal(shape, stddev=0.1))
@@ -57,7 +63,7 @@ def build_cnn(tf, batch: int):
     h = tf.nn.relu(tf.matmul(tf.reshape(h, [-1, 3136]), weight([3136, 1024])) + weight([1024]))
     logits = tf.matmul(tf.nn.dropout(h, keep_prob), weight([1024, 10])) + weight([10])
     loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y_, logits=logits))
-    return x, y_, keep_prob, tf.train.AdamOptimizer(1e-4).minimize(loss)
+    return tf.train.AdamOptimizer(1e-4).minimize(loss)
 
 
 def best_seconds(run, number: int, repeat: int = 3) -> float:

@@ -4,8 +4,11 @@
 
 The steps, in order (each step's folder is replaced, the rest of out_dir is left alone):
 1. wheels/: webflow's wheel, built once from the current sources (tools/wheels.py: webflow_kernels.wasm
-   rebuilt if stale and shipped inside), plus wheels/index.json naming it ({"webflow": "<file name>"}),
-   which is how the pages find the wheel without hard-coding its version.
+   rebuilt if stale and shipped inside), protobuf's pure-Python wheel (pinned in tools/wheels.py, pip-downloaded
+   from PyPI into site/_cache/pypi/ on the first build: the runtime of webflow's _pb2 modules, for checkpoints,
+   GraphDefs, event files and tf.train.Example), plus wheels/index.json naming both
+   ({"webflow": "<file name>", "protobuf": "<file name>"}), which is how the pages find the wheels without
+   hard-coding their versions.
 2. pyodide/: the offline Pyodide distribution (site/build_pyodide.py `build(out_dir)`: npm `pyodide`'s
    core files and the pure-Python wheels of its lock, with a rewritten lock). Pages load Pyodide from
    here, never from a CDN.
@@ -35,6 +38,7 @@ DEFAULT_OUT = os.path.join(HERE, "_build")
 DEMO_FILES = (".html", ".js", ".css", ".py")   # what site/demo/ ships (not __pycache__ or editor files)
 RENDERER = os.path.join(REPO, "labextension", "dist")   # the JupyterLab extension's renderer for plain pages
 RENDERER_FILES = ("webflow-graph.js", "webflow-graph.css")
+PYPI_CACHE = os.path.join(HERE, "_cache", "pypi")   # wheels from PyPI, kept between builds (git-ignored)
 
 
 def _load(path: str, name: str) -> ModuleType:
@@ -46,16 +50,18 @@ def _load(path: str, name: str) -> ModuleType:
     return module
 
 
-def build_wheel(out_dir: str) -> str:
-    """Step 1: webflow's wheel in out_dir/wheels/ (old ones removed) and its index.json; returns the wheel's path."""
+def build_wheels(out_dir: str) -> dict[str, str]:
+    """Step 1: webflow's and protobuf's wheels in out_dir/wheels/ (old ones removed) and index.json naming them;
+    returns {"webflow": path, "protobuf": path}."""
     wheels = _load(os.path.join(REPO, "tools", "wheels.py"), "webflow_tools_wheels")
     folder = os.path.join(out_dir, "wheels")
     if os.path.isdir(folder):
         shutil.rmtree(folder)
-    wheel = wheels.build_webflow_wheel(folder)
+    paths = {"webflow": wheels.build_webflow_wheel(folder)}
+    paths["protobuf"] = shutil.copy2(wheels.protobuf_wheel(PYPI_CACHE), folder)
     with open(os.path.join(folder, "index.json"), "w") as file:
-        json.dump({"webflow": os.path.basename(wheel)}, file)
-    return wheel
+        json.dump({name: os.path.basename(path) for name, path in paths.items()}, file)
+    return paths
 
 
 def build_pages(out_dir: str) -> None:
@@ -109,7 +115,7 @@ def build(out_dir: str = DEFAULT_OUT, lite: bool = True) -> dict:
         mark = time.perf_counter()
         print(f"site: {step} done ({seconds[step]} s)", flush=True)
 
-    wheel = build_wheel(out_dir)
+    wheels = build_wheels(out_dir)
     timed("wheels")
     _load(os.path.join(HERE, "build_pyodide.py"), "webflow_site_build_pyodide").build(os.path.join(out_dir, "pyodide"))
     timed("pyodide")
@@ -118,7 +124,8 @@ def build(out_dir: str = DEFAULT_OUT, lite: bool = True) -> dict:
     timed("pages")
     lite_script = os.path.join(HERE, "build_lite.py")
     if lite and os.path.exists(lite_script):
-        _load(lite_script, "webflow_site_build_lite").build(os.path.join(out_dir, "lite"), wheel)
+        _load(lite_script, "webflow_site_build_lite").build(os.path.join(out_dir, "lite"), wheels["webflow"],
+                                                             protobuf_wheel=wheels["protobuf"])
         timed("lite")
     return seconds
 

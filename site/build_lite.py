@@ -6,13 +6,17 @@
 `jupyter lite build` (jupyterlite-core + jupyterlite-pyodide-kernel 0.8.6) on it:
 
 - static/pyodide/: the offline Pyodide distribution of build_pyodide.py (made first if missing), plus
-  webflow's wheel listed in its pyodide-lock.json. The kernel calls `pyodide.loadPackagesFromImports`
-  before every cell, so a cell that says `import webflow` loads the wheel on its own: no install cell,
-  and nothing is loaded at kernel start for notebooks that do not use it. The jupyterlite build copies
-  this well-known folder into the site and points the kernel's `pyodideUrl` at it.
+  webflow's wheel and protobuf's pure-Python wheel listed in its pyodide-lock.json, webflow's entry depending
+  on protobuf's. The kernel calls `pyodide.loadPackagesFromImports` before every cell, so a cell that says
+  `import webflow` loads both wheels on its own (webflow imports protobuf lazily, inside the functions that
+  read or write TensorFlow's files, which the kernel's import scan cannot see: hence the dependency): no
+  install cell, and nothing is loaded at kernel start for notebooks that do not use it. protobuf's entry
+  replaces the lock's own (Pyodide's wasm build of an older protobuf, which only its CDN has). The jupyterlite
+  build copies this well-known folder into the site and points the kernel's `pyodideUrl` at it.
 - piplite wheels: `comm`, which the kernel installs at start-up and which Pyodide's lock does not have
   (ipykernel, piplite and pyodide-kernel come inside the kernel extension's own wheel index), and webflow's
-  wheel again, so `%pip install webflow` (piplite) also works offline.
+  and protobuf's wheels again, so `%pip install webflow` (piplite, which resolves webflow's requirement on
+  protobuf) also works offline.
 - jupyter-lite.json: `disablePyPIFallback` so a `%pip install` of something we do not ship fails at once
   with a clear message instead of trying pypi.org.
 - contents: the lessons/ notebooks; federated extensions: the Pyodide kernel's, and webflow's JupyterLab
@@ -24,6 +28,7 @@ Nothing in the built site refers to another origin: the browser test checks ever
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -31,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from types import ModuleType
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -103,9 +109,11 @@ def _build_config(extensions: list[str], wheels: str) -> dict:
     }
 
 
-def build(out_dir: str = DEFAULT_OUT, webflow_wheel: str = "", pyodide_dir: str | None = None) -> None:
+def build(out_dir: str = DEFAULT_OUT, webflow_wheel: str = "", pyodide_dir: str | None = None,
+          protobuf_wheel: str | None = None) -> None:
     """Builds the JupyterLite site into out_dir (pyodide_dir: an offline distribution, default the
-    `pyodide/` folder next to out_dir, made there if missing).
+    `pyodide/` folder next to out_dir, made there if missing; protobuf_wheel: protobuf's pure-Python wheel,
+    default tools/wheels.py's pinned one, downloaded into the PyPI cache when missing).
 
     The JupyterLite project folder is staged in a temporary folder, so nothing but the site lands in out_dir."""
     if not os.path.isfile(webflow_wheel):
@@ -114,8 +122,9 @@ def build(out_dir: str = DEFAULT_OUT, webflow_wheel: str = "", pyodide_dir: str 
     pyodide_dir = pyodide_dir or os.path.join(os.path.dirname(os.path.abspath(out_dir)), "pyodide")
     if not os.path.exists(os.path.join(pyodide_dir, "pyodide-lock.json")):
         build_pyodide.build(pyodide_dir)
+    protobuf_wheel = protobuf_wheel or _tools_wheels().protobuf_wheel(build_pyodide.CACHE)
     with tempfile.TemporaryDirectory(prefix="webflow-lite-") as staging:
-        _stage(staging, webflow_wheel, pyodide_dir)
+        _stage(staging, webflow_wheel, pyodide_dir, protobuf_wheel)
         if os.path.isdir(out_dir):
             shutil.rmtree(out_dir)
         command = [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", staging,
@@ -125,15 +134,27 @@ def build(out_dir: str = DEFAULT_OUT, webflow_wheel: str = "", pyodide_dir: str 
         raise LiteBuildFailed(f"jupyter lite build failed:\n{(done.stdout + done.stderr)[-4000:]}")
 
 
-def _stage(staging: str, webflow_wheel: str, pyodide_dir: str) -> None:
-    """The JupyterLite project folder: Pyodide (+ webflow in its lock), piplite wheels, the two config files."""
+def _tools_wheels() -> ModuleType:
+    """tools/wheels.py (a script folder, not a package), for protobuf's pinned wheel."""
+    spec = importlib.util.spec_from_file_location("webflow_tools_wheels", os.path.join(REPO, "tools", "wheels.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _stage(staging: str, webflow_wheel: str, pyodide_dir: str, protobuf_wheel: str) -> None:
+    """The JupyterLite project folder: Pyodide (+ webflow and protobuf in its lock), piplite wheels, the configs."""
     # The well-known place the kernel addon copies Pyodide from: <lite dir>/static/pyodide/.
     staged_pyodide = os.path.join(staging, "static", "pyodide")
     shutil.copytree(pyodide_dir, staged_pyodide)
+    protobuf_version = os.path.basename(protobuf_wheel).split("-")[1]
+    build_pyodide.add_wheel_to_lock(staged_pyodide, protobuf_wheel, "protobuf", ["google"], protobuf_version)
     version = os.path.basename(webflow_wheel).split("-")[1]
-    build_pyodide.add_wheel_to_lock(staged_pyodide, webflow_wheel, "webflow", ["webflow"], version)
+    build_pyodide.add_wheel_to_lock(staged_pyodide, webflow_wheel, "webflow", ["webflow"], version,
+                                    depends=("protobuf",))
     _piplite_wheels(os.path.join(staging, "wheels"))
-    shutil.copy2(webflow_wheel, os.path.join(staging, "wheels"))  # also for `%pip install webflow`, offline
+    for wheel in (webflow_wheel, protobuf_wheel):  # also for `%pip install webflow`, offline
+        shutil.copy2(wheel, os.path.join(staging, "wheels"))
     with open(os.path.join(staging, "jupyter-lite.json"), "w") as file:
         json.dump(_config(), file, indent=2)
     with open(os.path.join(staging, "overrides.json"), "w") as file:

@@ -144,12 +144,14 @@ def rewrite_lock(lock: dict, shipped: dict[str, str]) -> dict:
     return dict(lock, packages=packages)
 
 
-def add_wheel_to_lock(dist_dir: str, wheel: str, name: str, imports: list[str], version: str) -> None:
+def add_wheel_to_lock(dist_dir: str, wheel: str, name: str, imports: list[str], version: str,
+                      depends: tuple[str, ...] = ()) -> None:
     """Copies one more pure-Python wheel into a built distribution and lists it in its lock.
 
     Used for webflow itself by the JupyterLite build: a lock package is what the Pyodide kernel loads on
     its own when a cell imports it (`pyodide.loadPackagesFromImports` before every cell), so a notebook
-    needs no install cell. `depends` stays empty: inside Pyodide webflow runs on its wasm kernels without NumPy.
+    needs no install cell. `depends`: the lock names loadPackage loads with it (for webflow: protobuf, whose pure-Python
+    wheel is added the same way; never NumPy: inside Pyodide webflow runs on its wasm kernels without it).
     """
     shutil.copy2(wheel, dist_dir)
     lock_path = os.path.join(dist_dir, "pyodide-lock.json")
@@ -157,7 +159,7 @@ def add_wheel_to_lock(dist_dir: str, wheel: str, name: str, imports: list[str], 
         lock = json.load(file)
     lock["packages"][_key(name)] = {
         "name": name, "version": version, "file_name": os.path.basename(wheel), "install_dir": "site",
-        "sha256": _sha256(wheel), "package_type": "package", "imports": imports, "depends": [],
+        "sha256": _sha256(wheel), "package_type": "package", "imports": imports, "depends": list(depends),
         "unvendored_tests": False, "tool": {}}
     with open(lock_path, "w") as file:
         json.dump(lock, file, indent=1, sort_keys=True)

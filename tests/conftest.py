@@ -31,9 +31,10 @@ def pytest_configure(config):
 
 @pytest.fixture(autouse=True)
 def _fresh_webflow_state():
-    from webflow.framework import context, tensor, tensor_shape
+    from webflow.framework import context, random_seed, tensor, tensor_shape
 
     yield
+    random_seed.set_global_seed(None)  # a seeded op's numbers depend on the global seed too (as in TensorFlow)
     context.enable_eager_execution()
     tensor_shape.enable_v2_tensorshape()
     tensor.enable_tensor_equality()

@@ -21,7 +21,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TABLES = ("array", "control_flow", "conv", "core", "indexing", "linalg", "logic", "math", "moments", "nn_activation",
-          "nn", "pool", "random", "reduction", "state", "summary", "training")
+          "nn", "pool", "random", "reduction", "state", "summary", "training", "checkpoint", "string",
+          "image", "parsing", "dataset", "audio", "queue", "tensor_array")
 CASE_LISTS = ("CASES", "MASK_CASES")
 
 
@@ -46,7 +47,11 @@ def plain_inputs(case: object) -> list:
     """Each input as (nested list, dtype name): what a learner would type, no NumPy array."""
     import numpy
 
-    return [(numpy.asarray(x).tolist(), numpy.asarray(x).dtype.name) for x in case.inputs]
+    return [(numpy.asarray(x).tolist(), _dtype_name(numpy.asarray(x).dtype)) for x in case.inputs]
+
+
+def _dtype_name(dtype: object) -> str:
+    return "string" if dtype.kind in "OSU" else dtype.name  # (object arrays of bytes: tf.string)
 
 
 def weights(count: int) -> list:

@@ -63,9 +63,10 @@ def test_short_run_learns_and_saves_weights_that_reproduce_its_accuracy(sample_o
 
     path = checkpoints / "mnist_cnn.npz"
     names = sorted(p.name for p in checkpoints.iterdir())
-    assert len(names) == 5, f"no temp file left behind: {names}"
+    assert len(names) == 6, f"no temp file left behind: {names}"
     assert names[0] == "checkpoint" and names[1].startswith("events.out.tfevents."), names
-    assert names[2:] == ["mnist_cnn-80.data-00000-of-00001", "mnist_cnn-80.index", "mnist_cnn.npz"], names
+    assert names[2:] == ["mnist_cnn-80.data-00000-of-00001", "mnist_cnn-80.index", "mnist_cnn-80.meta",
+                         "mnist_cnn.npz"], names
     # The event file holds the curves the progress lines printed (TensorBoard reads it: tests/summary/).
     events = list(tf.train.summary_iterator(str(checkpoints / names[1])))
     assert events[0].file_version == "brain.Event:2"

@@ -30,11 +30,16 @@ GAPS: dict[str, str] = {
     "linalg:qr_square": "Qr's only kernel is numpy.linalg.qr",
     "linalg:qr_tall": "Qr's only kernel is numpy.linalg.qr",
     "linalg:qr_wide": "Qr's only kernel is numpy.linalg.qr",
+    "parsing:serialize_parse_tensor": "SerializeTensor / ParseTensor write and read TensorProtos with NumPy and "
+                                      "protobuf (io/tensor_ops.py)",
 }
 
 ROWS = {row_id(table, case): case for table, case in load_rows()}
-GAPS.update({name: "a summary op's output is a string (serialized Summary bytes); a CArray holds numbers only"
-             for name in ROWS if name.startswith("summary:")})
+GAPS.update({name: "the summary kernels build their Summary protos with NumPy (backends/numpy/summaries.py)"
+             for name in ROWS if name.startswith("summary:")
+             and not name.startswith("summary:scalar_summary")})  # ScalarSummary runs on string_values
+GAPS.update({name: "the checkpoint ops read and write NumPy arrays (io/checkpoint_bundle.py)"
+             for name in ROWS if name.startswith("checkpoint:")})
 
 
 def _run(no_numpy: bool) -> dict:
@@ -65,6 +70,9 @@ def _assert_values(name: str, got: list, expected: list, case: object) -> None:
             continue
         assert g is not None, f"{name}: None where NumPy has a value"
         assert (g["shape"], g["dtype"]) == (e["shape"], e["dtype"]), name
+        if e["dtype"] == "string":  # bytes (as latin-1 text): equal, byte for byte
+            assert g["values"] == e["values"], name
+            continue
         np.testing.assert_allclose(np.array(g["values"], dtype=float), np.array(e["values"], dtype=float),
                                    atol=case.atol, rtol=case.rtol, equal_nan=True, err_msg=name)
 

@@ -40,6 +40,37 @@ NO_GRADIENT = {
                     "LookupError in TF too",
     "WhileGrad": "webflow's While gradient op (TF's is another While): second derivatives through a while_loop "
                  "are not implemented, so they raise LookupError rather than give silent zeros",
+    # parsing (ops/parsing_ops.py, sequence_parsing_ops.py, decode_ops.py, io/file_ops.py): TF registers nothing
+    **{op: "TF registers none (parsing_ops/io_ops): differentiating through it raises LookupError in TF too"
+       for op in ("ParseExampleV2", "ParseSequenceExampleV2", "DecodeCSV", "ReadFile", "WriteFile")},
+    # images (ops/image_codec_ops.py, image_resize_ops.py): TF's registry has neither a rule nor None for these
+    **{op: "TF registers none (image_grad.py covers the resize ops only): LookupError in TF too"
+       for op in ("DecodePng", "EncodePng", "DecodeJpeg", "EncodeJpeg", "DecodeImage", "DecodeGif",
+                  "ResizeNearestNeighborGrad", "AdjustContrastv2")},
+    # audio (ops/audio_ops.py): TF's registry has nothing for the WAV codecs (AudioSummaryV2 is NotDifferentiable)
+    **{op: "TF registers none (gen_audio_ops): LookupError in TF too" for op in ("EncodeWav", "DecodeWav")},
+    # tf.data (ops/dataset_ops.py, iterator_ops.py): TF registers nothing for dataset or iterator ops
+    **{op: "TF registers none (tf.gradients through DatasetToSingleElement raises LookupError in TF 2.21 too)"
+       for op in ("TensorSliceDataset", "TensorDataset", "RangeDataset", "GeneratorDataset", "TFRecordDataset",
+                  "TextLineDataset", "FixedLengthRecordDatasetV2", "CSVDatasetV2", "ZipDataset", "ConcatenateDataset",
+                  "RepeatDataset", "TakeDataset", "SkipDataset", "ShardDataset", "ShuffleDataset", "BatchDatasetV2",
+                  "PaddedBatchDatasetV2", "UnbatchDataset", "WindowDataset", "PrefetchDataset", "CacheDataset",
+                  "MapDataset", "ParallelMapDatasetV2", "FilterDataset", "FlatMapDataset", "InterleaveDataset",
+                  "DatasetCardinality", "DatasetToSingleElement", "ReduceDataset", "AnonymousIteratorV3",
+                  "IteratorV2", "OneShotIterator", "MakeIterator", "IteratorGetNext", "IteratorToStringHandle",
+                  "IteratorFromStringHandleV2")},
+    # TF1 queues and readers (ops/data_flow_ops.py, io_ops.py, counter_ops.py): data_flow_grad.py and io_ops.py
+    # declare only the V1 names ("QueueDequeue", "ReaderRead" ...) NotDifferentiable; the V2 types have nothing
+    **{op: "TF registers none for the V2 op type (only its V1 name): LookupError in TF too"
+       for op in ("FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "QueueEnqueueV2", "QueueEnqueueManyV2",
+                  "QueueDequeueV2", "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2",
+                  "QueueIsClosedV2", "TFRecordReaderV2", "TextLineReaderV2", "WholeFileReaderV2",
+                  "FixedLengthRecordReaderV2", "IdentityReaderV2", "ReaderReadV2", "ReaderReadUpToV2",
+                  "ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2", "MatchingFiles",
+                  "CountUpTo")},
+    # optionals (ops/optional_ops.py): optional_grad.py covers FromValue and GetValue only
+    **{op: "TF registers none (optional_grad.py): LookupError in TF too"
+       for op in ("OptionalNone", "OptionalHasValue")},
 }
 
 

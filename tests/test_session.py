@@ -95,8 +95,9 @@ def test_runtime_shape_errors_name_the_op_and_shapes():
     product = tf.matmul(a, b, name="product")
     with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
         sess.run(product, {a: np.ones((2, 3)), b: np.ones((4, 5))})
-    message = str(info.value)
-    assert "product" in message and "MatMul" in message and "[2,3]" in message and "[4,5]" in message
+    message = str(info.value)  # TensorFlow's words (issue 31): the op's type is on the error, not in the text
+    assert message == "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]\n\t [[{{node product}}]]"
+    assert info.value.op.name == "product" and info.value.op.type == "MatMul"
 
 
 def test_build_time_shape_errors_are_value_errors():

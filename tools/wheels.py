@@ -10,6 +10,9 @@ Used by the Pyodide tests (tests/pyodide/wheels.py re-exports it), the benchmark
   module and Pyodide uses that), then
   `pip wheel --no-deps` from a clean copy of the sources (so no build/ or *.egg-info land in the work
   tree, and a stale native build cache in webflow/wasm/_build never ships).
+- `protobuf_wheel(folder)`: protobuf's pure-Python wheel at the pinned PROTOBUF version, fetched once from PyPI
+  with `pip download --platform any` (so pip never picks a native build) into `folder` (default the same cache);
+  the static site ships it next to webflow's wheel (site/build.py).
 - `micropip_wheel()`: micropip 0.11.1 (pure Python, needs Python >= 3.13 as Pyodide 314's is), fetched
   once from PyPI with `pip download` into tests/pyodide/wheels/ (git-ignored). Pyodide's npm package
   ships no packages (PLATFORM.md), so micropip is loaded from this file, never from a CDN.
@@ -30,6 +33,10 @@ import tempfile
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.path.join(REPO, "tests", "pyodide", "wheels")  # git-ignored there (tests/pyodide/.gitignore)
 MICROPIP = "micropip==0.11.1"
+# protobuf's pure-Python wheel (py3-none-any; its other wheels hold the upb C extension, which Pyodide cannot load):
+# the runtime of webflow/protos/*_pb2.py in the browser. At least the floor of pyproject.toml (the version the
+# committed _pb2 files were generated for) and the same major version (their runtime check wants it).
+PROTOBUF = "protobuf==7.36.2"
 PYODIDE_PYTHON = "3.14"  # npm pyodide 314.0.7 runs CPython 3.14
 
 
@@ -88,6 +95,19 @@ def micropip_wheel() -> str:
         found = glob.glob(os.path.join(CACHE, "micropip-0.11.1-*.whl"))
     if not found:
         raise WheelUnavailable(f"pip download {MICROPIP} left no wheel in {CACHE}")
+    return found[0]
+
+
+def protobuf_wheel(folder: str = CACHE) -> str:
+    """Path of protobuf's pure-Python wheel (PROTOBUF), downloaded from PyPI into `folder` on first use."""
+    name, version = PROTOBUF.split("==")
+    pattern = os.path.join(folder, f"{name}-{version}-py3-none-any.whl")
+    if not glob.glob(pattern):
+        _pip(["download", "--no-deps", "--only-binary=:all:", "--platform", "any", "--python-version",
+              PYODIDE_PYTHON, "-d", folder, PROTOBUF])
+    found = glob.glob(pattern)
+    if not found:
+        raise WheelUnavailable(f"pip download {PROTOBUF} left no pure-Python wheel in {folder}")
     return found[0]
 
 

@@ -21,6 +21,11 @@ from webflow import nn
 # --- random (random.py): tf.random ---
 from webflow import random
 
+# --- strings (strings.py): tf.strings, and tf.as_string; lookup (lookup.py): tf.lookup tables ---
+from webflow import lookup, ragged, strings
+from webflow.ops.ragged_ops import RaggedTensor  # (importing ragged_ops gives RaggedTensor its op methods)
+from webflow.ops.string_convert_ops import as_string
+
 # --- math (math.py): tf.math, and TF2 signatures of names TF1 spells differently ---
 from webflow import math
 from webflow.ops.logic_ops import where
@@ -28,8 +33,19 @@ from webflow.ops.reduction_ops import (
     argmax, argmin, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_min, reduce_prod,
 )
 
+# --- data (data/): tf.data (Dataset, TFRecordDataset ...; iterators) ---
+from webflow import data
+
 # --- io (io/): tf.io (TFRecord files, write_graph; loads no protobuf) ---
 from webflow import io
+# --- image (image.py): tf.image (decode/encode PNG and JPEG, resize, crops, flips) ---
+from webflow import image
+# --- audio (audio.py): tf.audio (encode_wav, decode_wav) ---
+from webflow import audio
+# --- sparse (sparse.py): tf.sparse (SparseTensor, to_dense, reorder) ---
+from webflow import sparse
+# --- queue (queue.py): tf.queue (FIFOQueue, RandomShuffleQueue, PaddingFIFOQueue, QueueBase) ---
+from webflow import queue
 # checkpoints (train/saver.py): tf.train.latest_checkpoint, list_variables, load_variable, load_checkpoint
 from webflow import train
 # GraphDefs (io/): tf.import_graph_def, tf.graph_util, tensor protos (protobuf loads only when they run)
@@ -39,6 +55,9 @@ from webflow.io.tensor_proto import make_ndarray, make_tensor_proto
 
 # --- summary (summary/): tf.summary (create_file_writer, scalar, histogram, image, text; loads no protobuf) ---
 from webflow import summary
+
+# --- saved_model (saved_model/): TF2's tf.saved_model (constants, contains_saved_model; loads no protobuf) ---
+from webflow import saved_model
 
 # --- config (config.py): wf.config.set_backend / get_backend (which kernels run: numpy, native C, wasm) ---
 from webflow import config

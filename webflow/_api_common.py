@@ -58,9 +58,14 @@ from webflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies
 from webflow.ops.control_flow_ops import case
 from webflow.ops.control_flow_ops import cond_v2 as cond
 from webflow.ops.while_loop import while_loop_v2 as while_loop
+from webflow.ops.tensor_array import TensorArray
+from webflow.ops.reverse_sequence_ops import reverse_sequence
+from webflow.ops.functional_loops import foldl, foldr, map_fn, scan
 
 # --- state (ops/state_ops.py) ---
 from webflow.ops.state_ops import Variable
+# --- tf.Module (train/module.py): a named container of variables, what tf.train.Checkpoint saves ---
+from webflow.train.module import Module
 
 # --- random (ops/random_ops.py) ---
 # (none shared: TF2 has only tf.random.*, TF1 adds tf.random_normal ...; see the facades)

@@ -160,9 +160,8 @@ def main(argv: list[str] | None = None) -> int:
                 losses, accuracies, window_start = [], [], time.perf_counter()
         test_accuracy = evaluate(session, model, test.images, test.labels)
         weights = session.run(model["weights"])
-        # write_meta_graph=False: the graph's dropout switch is a tf.cond, which GraphDefs cannot hold yet
-        prefix = tf.train.Saver().save(session, os.path.join(args.checkpoint_dir, "mnist_cnn"), global_step=steps,
-                                       write_meta_graph=False)
+        # the .meta holds the graph too (the dropout switch's tf.cond as an If with its branch functions)
+        prefix = tf.train.Saver().save(session, os.path.join(args.checkpoint_dir, "mnist_cnn"), global_step=steps)
     writer.add_summary(scalars({"test_accuracy": test_accuracy}), steps)
     writer.close()
     print(f"test accuracy: {100 * test_accuracy:.2f}% on {test.num_examples:,} images "

@@ -2,7 +2,7 @@
 // All user strings go in as text nodes (dom.ts has no markup parser on purpose).
 
 import { formatUs, html, replaceChildren, svg } from './dom';
-import { ErrorInfo, GraphNode, ProfileInfo, ProfileOp, SourceRef } from './schema';
+import { ErrorFrame, ErrorInfo, GraphNode, ProfileInfo, ProfileOp, SourceRef } from './schema';
 
 function row(label: string, value: string | Node | null | undefined): HTMLElement | null {
   if (value === null || value === undefined || value === '') return null;
@@ -95,7 +95,37 @@ export function markedCode(code: string, operands: ErrorInfo['operands']): HTMLE
   return pre;
 }
 
-/** The error section: what failed, why, and where in the user's code (operands marked). */
+function frameItem(frame: ErrorFrame): HTMLElement {
+  const fn = frame.function && frame.function !== '<module>' ? `, in ${frame.function}` : '';
+  return html(
+    'li',
+    { class: frame.engine ? 'wf-trace-frame wf-engine-frame' : 'wf-trace-frame', 'data-engine': frame.engine ? 'true' : 'false' },
+    html('div', { class: 'wf-trace-where' }, frame.where + fn),
+    frame.code ? html('pre', { class: 'wf-code wf-trace-code' }, frame.code) : null
+  );
+}
+
+/** The learner's frames, then the engine's frames folded behind a "show engine frames" toggle. */
+function framesList(frames: ErrorFrame[]): HTMLElement | null {
+  const engine = frames.filter((f) => f.engine);
+  if (!frames.length) return null;
+  const learner = html('ol', { class: 'wf-trace-frames' }, ...frames.filter((f) => !f.engine).map(frameItem));
+  if (!engine.length) return learner;
+  const folded = html('ol', { class: 'wf-trace-frames wf-engine-frames', hidden: '' }, ...frames.map(frameItem));
+  const label = (open: boolean): string => `${open ? 'hide' : 'show'} engine frames (${engine.length})`;
+  const toggle = html('button', { class: 'wf-link wf-engine-toggle', type: 'button', 'aria-expanded': 'false' }, label(false));
+  toggle.addEventListener('click', () => {
+    const open = folded.hidden;
+    folded.hidden = !open;
+    learner.hidden = open; // the full list replaces the learner's one, in call order
+    toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
+    toggle.textContent = label(open);
+  });
+  return html('div', { class: 'wf-traceback' }, learner, folded, toggle);
+}
+
+/** The error section, one of it: the learner's line (as IPython names it) with the operands marked, TensorFlow's
+ * message, one explanation, the learner's frames (engine frames folded) and the failing op. */
 export function errorPanel(error: ErrorInfo, onShowNode: (name: string) => void): HTMLElement {
   const show = error.node ? html('button', { class: 'wf-link', type: 'button' }, `show ${error.node}`) : null;
   if (show && error.node) {
@@ -103,24 +133,31 @@ export function errorPanel(error: ErrorInfo, onShowNode: (name: string) => void)
     show.addEventListener('click', () => onShowNode(name));
   }
   const operands = error.operands ?? [];
+  const where = error.where ?? (error.source ? sourceLine(error.source) : '');
+  const explanation = error.summary ?? error.explanation;
   return html(
     'div',
     { class: 'wf-error-body' },
-    html('div', { class: 'wf-error-head' }, html('strong', {}, error.type), ': ', error.message),
-    error.node ? html('div', { class: 'wf-error-node' }, 'Failing op: ', html('code', {}, error.node), ' ', show) : null,
-    error.source ? html('div', { class: 'wf-source-ref' }, sourceLine(error.source)) : null,
+    where ? html('div', { class: 'wf-error-where' }, where) : null,
     error.source?.code ? markedCode(error.source.code, operands) : null,
-    operands.length
-      ? html('ul', { class: 'wf-operands' }, ...operands.map((o) => html('li', {}, html('code', {}, o.text), o.shape ? ` shape ${o.shape}` : '')))
-      : null,
-    error.explanation ? html('div', { class: 'wf-explanation' }, error.explanation) : null
+    html('div', { class: 'wf-error-head' }, html('strong', {}, error.type), ': ', error.message),
+    explanation ? html('div', { class: 'wf-explanation' }, explanation) : null,
+    error.frames ? framesList(error.frames) : null,
+    error.node ? html('div', { class: 'wf-error-node' }, 'Failing op: ', html('code', {}, error.node), ' ', show) : null,
+    operands.length // long expressions by their short name (`a`), as the explanation calls them
+      ? html('ul', { class: 'wf-operands' }, ...operands.map((o) => html('li', {}, html('code', {}, o.name ?? o.text), o.shape ? ` shape ${o.shape}` : '')))
+      : null
   );
 }
 
-/** Per-op time table (click the duration header to flip the order) and a timeline of bars. */
+/** How many ops the profile table lists before "show all". */
+export const PROFILE_TOP = 10;
+
+/** Per-op time table (the top ten; click the duration header to flip the order) and a folded timeline of bars. */
 export class ProfilePanel {
   readonly element: HTMLElement;
   private descending = true;
+  private showAll = false;
   private profile: ProfileInfo | null = null;
 
   constructor(private readonly onShowNode: (name: string) => void) {
@@ -142,15 +179,28 @@ export class ProfilePanel {
       this.draw();
     });
     const total = profile.total_us || ops.reduce((s, o) => s + o.duration_us, 0) || 1;
+    const shown = this.showAll ? ops : ops.slice(0, PROFILE_TOP);
     const table = html(
       'table',
       { class: 'wf-profile-table' },
       html('thead', {}, html('tr', {}, html('th', {}, 'op'), html('th', {}, 'type'), html('th', {}, 'backend'),
         html('th', {}, 'calls'), html('th', {}, sortButton), html('th', {}, '%'))),
-      html('tbody', {}, ...ops.map((op) => this.tableRow(op, total)))
+      html('tbody', {}, ...shown.map((op) => this.tableRow(op, total)))
     );
-    replaceChildren(this.element, html('div', { class: 'wf-profile-total' }, `total ${formatUs(profile.total_us)}`), table,
+    let more: HTMLElement | null = null;
+    if (ops.length > PROFILE_TOP) {
+      more = html('button', { class: 'wf-link wf-profile-more', type: 'button' },
+        this.showAll ? `show the top ${PROFILE_TOP}` : `show all ${ops.length} ops`);
+      more.addEventListener('click', () => {
+        this.showAll = !this.showAll;
+        this.draw();
+      });
+    }
+    // the timeline is folded: a training graph's would be as long as the page (issue 31)
+    const folded = html('details', { class: 'wf-timeline-box' }, html('summary', {}, `timeline (${profile.ops.length} ops)`),
       timeline(profile.ops, total));
+    replaceChildren(this.element, html('div', { class: 'wf-profile-total' }, `total ${formatUs(profile.total_us)}`), table,
+      more, folded);
   }
 
   private tableRow(op: ProfileOp, total: number): HTMLElement {

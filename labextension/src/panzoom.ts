@@ -1,4 +1,5 @@
-// Pan (drag the background) and zoom (mouse wheel, around the pointer) of one SVG <g> inside an <svg>.
+// Pan (drag the background) and zoom (Ctrl/⌘ + wheel, or the wheel once the graph has focus, around the pointer)
+// of one SVG <g> inside an <svg>. A plain wheel over an unfocused graph scrolls the notebook, as a learner expects.
 // The transform lives here, so re-rendering the graph keeps where the user was looking.
 
 export interface ViewTransform { x: number; y: number; k: number }
@@ -46,6 +47,8 @@ export class PanZoom {
   }
 
   private onWheel(event: WheelEvent): void {
+    const focused = typeof document !== 'undefined' && document.activeElement === this.surface;
+    if (!event.ctrlKey && !event.metaKey && !focused) return; // the page scrolls
     event.preventDefault();
     const rect = this.surface.getBoundingClientRect();
     this.zoomAt(Math.exp(-event.deltaY * 0.0015), event.clientX - rect.left, event.clientY - rect.top);
@@ -53,6 +56,7 @@ export class PanZoom {
 
   private onDown(event: PointerEvent): void {
     if (event.button !== 0) return;
+    this.surface.focus?.(); // a click on the graph gives it the wheel
     this.moved = false;
     this.drag = { id: event.pointerId, x: event.clientX, y: event.clientY, startX: this.transform.x, startY: this.transform.y };
   }

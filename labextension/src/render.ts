@@ -15,6 +15,11 @@ export const NODE_HEIGHT = 38;
 const CHAR_WIDTH = 7; // rough width of one character of the 12px label font (layout runs before the text exists)
 const MAX_LABEL = 48;
 let viewCount = 0; // unique marker ids when several graphs share one page
+/** Ops and collapsed scopes drawn by default (larger scopes start collapsed, as in TensorBoard). */
+export const DEFAULT_COLLAPSE_LIMIT = 40;
+/** The first fit never zooms out past this: the smallest label font (11 px, style/base.css) stays >= 11 px.
+ * The Fit button may go further (then a learner asked for the overview). */
+export const MIN_FIT_SCALE = 1;
 
 export interface GraphViewOptions { collapseLimit?: number }
 
@@ -76,14 +81,20 @@ export class GraphView {
   private readonly edgeEls = new Map<string, SVGGElement>();
 
   constructor(host: HTMLElement, options: GraphViewOptions = {}) {
-    this.collapseLimit = options.collapseLimit ?? 60;
+    this.collapseLimit = options.collapseLimit ?? DEFAULT_COLLAPSE_LIMIT;
     this.markerId = `wf-arrow-${++viewCount}`;
     this.title = html('div', { class: 'wf-title' });
     this.badge = html('span', { class: 'wf-live-badge' }, 'live');
-    const toolbar = html('div', { class: 'wf-toolbar' }, this.title, this.badge,
+    const search = html('input', { class: 'wf-search', type: 'search', placeholder: 'find op…', 'aria-label': 'Find an op by name' });
+    search.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') this.find(search.value);
+    });
+    const toolbar = html('div', { class: 'wf-toolbar' }, this.title, this.badge, search,
+      this.button('−', () => this.zoomBy(1 / 1.25), 'Zoom out (or Ctrl/⌘ + wheel)'),
+      this.button('+', () => this.zoomBy(1.25), 'Zoom in (or Ctrl/⌘ + wheel)'),
       this.button('Fit', () => this.fit()), this.button('Expand all', () => this.setAll(true)),
       this.button('Collapse all', () => this.setAll(false)));
-    this.surface = svg('svg', { class: 'wf-graph-svg', width: '100%', height: 400 });
+    this.surface = svg('svg', { class: 'wf-graph-svg', width: '100%', height: 400, tabindex: 0 });
     const marker = svg('marker', { id: this.markerId, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7,
       orient: 'auto-start-reverse' }, svg('path', { d: 'M0,0 L10,5 L0,10 z', class: 'wf-arrow' }));
     this.viewport = svg('g', { class: 'wf-viewport' });
@@ -110,7 +121,7 @@ export class GraphView {
   /** Render `doc`; called again with a new document, updates the existing elements in place. */
   update(doc: GraphDoc): void {
     this.doc = doc;
-    this.tree = buildScopeTree(doc.nodes ?? []);
+    this.tree = buildScopeTree(doc.nodes ?? [], this.collapseLimit);
     const errorNode = doc.error?.node ? doc.nodes.find((n) => n.name === doc.error?.node) : undefined;
     const defaults = defaultExpanded(this.tree, this.collapseLimit, errorNode ? homeScope(this.tree, errorNode) : null);
     if (this.expanded === null) this.expanded = defaults;
@@ -144,12 +155,15 @@ export class GraphView {
     for (const [id, el] of this.itemEls) el.classList.toggle('wf-selected', node !== undefined && id === this.visible?.owner.get(node.name));
   }
 
-  fit(): void {
+  fit(readable = false): void {
     if (!this.layout) return;
     const available = this.root.clientWidth || 800;
     const { width, height } = this.layout;
-    const k = Math.max(0.2, Math.min(1, (available - 32) / Math.max(width, 1), 560 / Math.max(height, 1)));
-    this.panzoom.set(Math.max(16, (available - width * k) / 2), 16, k);
+    // never below MIN_FIT_SCALE: a label stays >= 11 px at the default zoom; a larger graph is panned, not shrunk
+    const k = Math.max(readable ? MIN_FIT_SCALE : 0.2, Math.min(1, (available - 32) / Math.max(width, 1), 560 / Math.max(height, 1)));
+    // wider than the view at a readable scale: show its middle (the left edge of a wide layer is often empty)
+    const x = width * k > available - 32 ? (available - width * k) / 2 : Math.max(16, (available - width * k) / 2);
+    this.panzoom.set(x, 16, k);
     this.surface.setAttribute('height', String(Math.round(Math.min(600, Math.max(160, height * k + 40)))));
   }
 
@@ -158,8 +172,32 @@ export class GraphView {
     this.root.remove();
   }
 
-  private button(label: string, onClick: () => void): HTMLButtonElement {
-    const b = html('button', { class: 'wf-button', type: 'button' }, label);
+  /** Search by op name (the toolbar's field, Enter): the first op whose name contains `text` (case-insensitive;
+   * an exact name first) is selected, its scopes opened, and the view centred on it. Returns its name or null. */
+  find(text: string): string | null {
+    const query = text.trim().toLowerCase();
+    const nodes = this.doc?.nodes ?? [];
+    if (!query) return null;
+    const found = nodes.find((n) => n.name.toLowerCase() === query) ?? nodes.find((n) => n.name.toLowerCase().includes(query));
+    if (!found) return null;
+    this.select(found.name, true);
+    const box = this.layout?.boxes.get(this.visible?.owner.get(found.name) ?? '');
+    if (box) {
+      const rect = this.surface.getBoundingClientRect();
+      const { k } = this.panzoom.transform;
+      this.panzoom.set((rect.width || 800) / 2 - (box.x + box.width / 2) * k, (rect.height || 400) / 2 - (box.y + box.height / 2) * k, k);
+    }
+    return found.name;
+  }
+
+  /** Zoom around the middle of the visible area (the toolbar's − and + buttons). */
+  zoomBy(factor: number): void {
+    const rect = this.surface.getBoundingClientRect();
+    this.panzoom.zoomAt(factor, (rect.width || 800) / 2, (rect.height || 400) / 2);
+  }
+
+  private button(label: string, onClick: () => void, title?: string): HTMLButtonElement {
+    const b = html('button', { class: 'wf-button', type: 'button', ...(title ? { title } : {}) }, label);
     b.addEventListener('click', onClick);
     return b;
   }
@@ -167,7 +205,7 @@ export class GraphView {
   private setAll(open: boolean): void {
     this.expanded = open ? new Set([...this.tree.keys()].filter((s) => s !== '')) : new Set();
     this.redraw();
-    this.fit();
+    this.fit(true);
   }
 
   private redraw(): void {
@@ -189,7 +227,7 @@ export class GraphView {
     this.drawPanels();
     if (!this.fitted) {
       this.fitted = true;
-      this.fit();
+      this.fit(true);
     }
   }
 

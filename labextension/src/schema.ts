@@ -54,9 +54,20 @@ export interface GraphEdge {
 
 export interface Operand {
   text: string;
+  /** What the explanation calls it: its text when short, else the op's input name (`a`). */
+  name?: string;
   shape?: string;
   start: number;
   end: number;
+}
+
+/** One frame of the failed call's traceback; `engine` frames (webflow, the standard library, installed
+ * packages) are folded behind a toggle. */
+export interface ErrorFrame {
+  where: string;
+  function: string;
+  code: string;
+  engine: boolean;
 }
 
 export interface ErrorInfo {
@@ -64,6 +75,11 @@ export interface ErrorInfo {
   type: string;
   message: string;
   explanation?: string;
+  /** The one explanation: which operands, their shapes, which dimension disagrees (short operand names). */
+  summary?: string;
+  /** The learner's line as IPython names it: `Cell In[3], line 3` (or `File "x.py", line 3`). */
+  where?: string | null;
+  frames?: ErrorFrame[];
   source?: SourceRef | null;
   operands?: Operand[];
 }

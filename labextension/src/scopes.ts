@@ -23,10 +23,39 @@ export const groupId = (scope: string): string => `g:${scope}`;
  * (as TensorBoard does: the variable `w` sits in the group with `w/read` and `w/Assign`).
  */
 export function homeScope(tree: ScopeTree, node: GraphNode): string {
+  const series = SERIES.get(tree)?.get(node.name);
+  if (series !== undefined) return series;
   return tree.has(node.name) ? node.name : scopeOf(node);
 }
 
-export function buildScopeTree(nodes: GraphNode[]): ScopeTree {
+/** Top-level ops of one series (`Const`, `Const_1`, `Const_2` ...) are grouped when the top level is too full. */
+export const SERIES_MIN = 3;
+const SERIES = new WeakMap<ScopeTree, Map<string, string>>(); // op name → the series group it is drawn in
+
+/** The series group of a top-level op name: `Const_1` → `Const_*` (no TensorFlow name holds a `*`). */
+export function seriesScope(name: string): string {
+  return `${name.replace(/_\d+$/, '')}_*`;
+}
+
+/**
+ * Name scopes as a tree. With `topLimit`, a top level holding more than that many boxes (ops + scopes) has its
+ * series of at least SERIES_MIN ops (`add`, `add_1`, `add_2`) folded into one group each, as TensorBoard does.
+ */
+export function buildScopeTree(nodes: GraphNode[], topLimit = Infinity): ScopeTree {
+  const tree = scopeTree(nodes, new Map());
+  const root = tree.get('') as ScopeInfo;
+  if (root.directNodes.length + root.childScopes.length <= topLimit) return tree;
+  const members = new Map<string, string[]>();
+  for (const name of root.directNodes) {
+    const series = seriesScope(name);
+    members.set(series, [...(members.get(series) ?? []), name]);
+  }
+  const series = new Map<string, string>();
+  for (const [scope, names] of members) if (names.length >= SERIES_MIN) for (const name of names) series.set(name, scope);
+  return series.size ? scopeTree(nodes, series) : tree;
+}
+
+function scopeTree(nodes: GraphNode[], series: Map<string, string>): ScopeTree {
   const tree: ScopeTree = new Map();
   const ensure = (scope: string): ScopeInfo => {
     let info = tree.get(scope);
@@ -38,8 +67,10 @@ export function buildScopeTree(nodes: GraphNode[]): ScopeTree {
     if (parent !== null) ensure(parent).childScopes.push(scope);
     return info;
   };
+  SERIES.set(tree, series);
   ensure('');
   for (const node of nodes) ensure(scopeOf(node));
+  for (const scope of new Set(series.values())) ensure(scope);
   for (const node of nodes) {
     const info = ensure(homeScope(tree, node));
     info.directNodes.push(node.name);

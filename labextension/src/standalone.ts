@@ -2,8 +2,10 @@
 //   <link rel="stylesheet" href="webflow-graph.css"><script src="webflow-graph.js"></script>
 //   webflowGraph.renderGraph(document.getElementById('g'), doc)   // call again to update in place
 //   webflowGraph.renderDashboard(element, dashboardDoc)
+//   webflowGraph.renderTensorBoard(element, tensorboardDoc)
 
 import { DASHBOARD_MIME, DashboardDoc, GRAPH_MIME, GraphDoc } from './schema';
+import { TENSORBOARD_MIME, TensorBoardDoc } from './tensorboard_schema';
 import { AnyView, renderInto } from './views';
 
 const views = new WeakMap<HTMLElement, AnyView>();
@@ -20,10 +22,17 @@ export function renderDashboard(element: HTMLElement, doc: DashboardDoc): AnyVie
   return view;
 }
 
+export function renderTensorBoard(element: HTMLElement, doc: TensorBoardDoc): AnyView {
+  const view = renderInto(element, TENSORBOARD_MIME, doc, views.get(element) ?? null);
+  views.set(element, view);
+  return view;
+}
+
 declare global {
   interface Window {
-    webflowGraph: { renderGraph: typeof renderGraph; renderDashboard: typeof renderDashboard; version: number };
+    webflowGraph: { renderGraph: typeof renderGraph; renderDashboard: typeof renderDashboard;
+      renderTensorBoard: typeof renderTensorBoard; version: number };
   }
 }
 
-if (typeof window !== 'undefined') window.webflowGraph = { renderGraph, renderDashboard, version: 1 };
+if (typeof window !== 'undefined') window.webflowGraph = { renderGraph, renderDashboard, renderTensorBoard, version: 1 };

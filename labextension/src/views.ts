@@ -4,11 +4,19 @@
 import { DashboardView } from './dashboard';
 import { GraphView } from './render';
 import { DASHBOARD_MIME, DashboardDoc, GraphDoc } from './schema';
+import { TensorBoardView } from './tensorboard';
+import { TENSORBOARD_MIME, TensorBoardDoc } from './tensorboard_schema';
 
-export type AnyView = GraphView | DashboardView;
+export type AnyView = GraphView | DashboardView | TensorBoardView;
 
 /** Render `data` of `mimeType` into `host`, reusing `view` when it is of the right kind. */
 export function renderInto(host: HTMLElement, mimeType: string, data: unknown, view: AnyView | null): AnyView {
+  if (mimeType === TENSORBOARD_MIME) {
+    const board = view instanceof TensorBoardView ? view : new TensorBoardView(host);
+    if (view && view !== board) view.dispose();
+    board.update(data as TensorBoardDoc);
+    return board;
+  }
   if (mimeType === DASHBOARD_MIME) {
     const dashboard = view instanceof DashboardView ? view : new DashboardView(host);
     if (view && view !== dashboard) view.dispose();

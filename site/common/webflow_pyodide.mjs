@@ -1,6 +1,8 @@
 // What both pages' Web Workers do first: start Pyodide from the site's offline distribution (../pyodide/,
-// no CDN) and install webflow's wheel from ../wheels/ (its file name is in ../wheels/index.json) with
-// loadPackage. Reports progress through `post("status", {text})`; returns the Pyodide instance and timings.
+// no CDN) and install webflow's wheel and protobuf's pure-Python one from ../wheels/ (their file names are in
+// ../wheels/index.json) with one loadPackage. protobuf is the runtime of webflow's TensorFlow messages
+// (checkpoints, GraphDefs, event files, tf.train.Example); it is only imported when a program uses them.
+// Reports progress through `post("status", {text})`; returns the Pyodide instance and timings.
 import { loadPyodide } from "../pyodide/pyodide.mjs";
 
 export const since = (start) => Math.round(performance.now() - start);
@@ -15,6 +17,7 @@ export async function loadWebflow(post) {
   const bootMs = since(start);
   post("status", { text: "Installing webflow…" });
   const index = await (await fetch(`${base}wheels/index.json`)).json();
-  await pyodide.loadPackage(`${base}wheels/${index.webflow}`, { messageCallback: () => {} });
+  const wheels = [index.webflow, index.protobuf].filter(Boolean).map((name) => `${base}wheels/${name}`);
+  await pyodide.loadPackage(wheels, { messageCallback: () => {} });
   return { pyodide, bootMs, installMs: since(start) - bootMs };
 }

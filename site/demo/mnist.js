@@ -8,7 +8,8 @@ import { toMnistPixels } from "./digit.js";
 
 const $ = (id) => document.getElementById(id);
 const setState = (state) => { document.body.dataset.state = state; };
-const worker = new Worker(new URL("mnist_worker.js", import.meta.url), { type: "module" });
+// The page's query goes on to the worker: ?input=tfdata trains through tf.data instead of feed_dict.
+const worker = new Worker(new URL(`mnist_worker.js${location.search}`, import.meta.url), { type: "module" });
 const started = performance.now();
 const history = [];          // one {step, loss, accuracy} per progress message
 let totalSteps = 1;
@@ -17,12 +18,18 @@ let predictionId = 0;
 // ------------------------------------------------------------------------------- messages from Python
 const handlers = {
   status: ({ text }) => { $("status").textContent = text; },
-  ready: ({ info, backend, python, timings }) => {
+  ready: ({ info, backend, input, python, timings }) => {
     totalSteps = info.steps;
+    document.body.dataset.input = input;   // "feed_dict" or "tf.data": how training batches reach the graph
+    $("input-pipeline").textContent = input === "tf.data"
+      ? `Training batches: tf.data (TFRecordDataset → parse_single_example → cache → shuffle → batch) over ` +
+        `${info.train_examples.toLocaleString()} tf.train.Example records, ` +
+        `${(info.records_bytes / 1e6).toFixed(1)} MB in memory, written in ${(info.write_ms / 1000).toFixed(1)} s.`
+      : "Training batches: feed_dict.";
     $("status").textContent = `Ready in ${(timings.total_ms / 1000).toFixed(1)} s (Python ${python}, kernels ${backend}). ` +
       `Model ${info.sizes.join("-")}, batch ${info.batch}, ${info.steps} Adam steps over ${info.train_examples.toLocaleString()} images.`;
     $("train").disabled = false;
-    window.mnistDemo.ready = { info, backend, timings, page_ms: Math.round(performance.now() - started) };
+    window.mnistDemo.ready = { info, backend, input, timings, page_ms: Math.round(performance.now() - started) };
     setState("ready");
   },
   progress: (chunk) => {
@@ -142,4 +149,4 @@ function showPrediction(probabilities) {
 }
 
 // For tests and the benchmark: the worker (to time steps) and what it reported.
-window.mnistDemo = { worker, pixels: () => lastPixels };
+window.mnistDemo = { worker, history, pixels: () => lastPixels };

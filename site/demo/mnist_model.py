@@ -18,6 +18,7 @@ import array
 import gzip
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import webflow.compat.v1 as tf
@@ -54,13 +55,22 @@ def load_split(folder: Path, prefix: str) -> tuple[array.array, array.array]:
     return array.array("B", images), array.array("B", labels)
 
 
-def build_graph() -> dict:
-    """The TF1 graph: uint8 pixels -> [0, 1] floats -> dense 128 ReLU -> dense 10 logits; loss, Adam, accuracy."""
+def build_graph(inputs: Callable[[], tuple] | None = None) -> dict:
+    """The TF1 graph: uint8 pixels -> [0, 1] floats -> dense 128 ReLU -> dense 10 logits; loss, Adam, accuracy.
+
+    `inputs` (optional) builds, in the new graph, the (pixels, labels) tensors that training reads when nothing
+    is fed (mnist_tfdata.py: a tf.data iterator's get_next); without it both are plain placeholders.
+    """
     tf.disable_v2_behavior()
     tf.reset_default_graph()
     tf.set_random_seed(SEED)
-    pixels = tf.placeholder(tf.uint8, [None, SIZES[0]], name="pixels")
-    labels = tf.placeholder(tf.int32, [None], name="labels")
+    if inputs is None:
+        pixels = tf.placeholder(tf.uint8, [None, SIZES[0]], name="pixels")
+        labels = tf.placeholder(tf.int32, [None], name="labels")
+    else:  # fed when predicting or testing, else the input pipeline's next batch
+        next_pixels, next_labels = inputs()
+        pixels = tf.placeholder_with_default(next_pixels, [None, SIZES[0]], name="pixels")
+        labels = tf.placeholder_with_default(next_labels, [None], name="labels")
     hidden = tf.cast(pixels, tf.float32) / 255.0
     for layer in range(len(SIZES) - 1):
         fan_in, fan_out = SIZES[layer], SIZES[layer + 1]
@@ -92,11 +102,13 @@ def as_batch(images: array.array, labels: array.array, indices: list[int]) -> tu
 class MnistDemo:
     """The trained-in-chunks state the worker keeps: data, graph, session, and where training stands."""
 
+    inputs: Callable[[], tuple] | None = None   # feed_dict here; mnist_tfdata.py's subclass reads through tf.data
+
     def __init__(self, folder: Path | None = None) -> None:
         folder = folder or sample_folder()
         self.train_images, self.train_labels = load_split(folder, "train")
         self.test_images, self.test_labels = load_split(folder, "t10k")
-        self.model = build_graph()
+        self.model = build_graph(self.inputs)
         self.session = tf.Session()
         self.session.run(tf.global_variables_initializer())
         self.random = random.Random(SEED)
@@ -116,14 +128,18 @@ class MnistDemo:
         batch, self.order = self.order[:BATCH], self.order[BATCH:]
         return batch
 
+    def next_feed(self) -> dict:
+        """The feed_dict of the next training step: the next batch of images and labels."""
+        images, labels = as_batch(self.train_images, self.train_labels, self.next_indices())
+        return {self.model["pixels"]: images, self.model["labels"]: labels}
+
     def train_chunk(self, count: int) -> dict:
         """Runs up to `count` training steps; the chunk's mean loss and batch accuracy, and its speed."""
         model, losses, accuracies = self.model, [], []
         started = time.perf_counter()
         for _ in range(min(count, self.steps - self.step)):
-            images, labels = as_batch(self.train_images, self.train_labels, self.next_indices())
             _, loss, accuracy = self.session.run([model["train_op"], model["loss"], model["accuracy"]],
-                                                 {model["pixels"]: images, model["labels"]: labels})
+                                                 self.next_feed())
             losses.append(float(loss))
             accuracies.append(float(accuracy))
             self.step += 1

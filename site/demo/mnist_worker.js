@@ -1,11 +1,12 @@
 // The demo's Web Worker: all Python runs here, so the page stays responsive while webflow trains.
 //
 // Boot: Pyodide from ../pyodide/ (the offline distribution `make site` builds: no CDN), then webflow's
-// wheel from ../wheels/ (its file name is in ../wheels/index.json) installed with loadPackage, then
+// and protobuf's wheels from ../wheels/ (file names in ../wheels/index.json) installed with loadPackage, then
 // mnist_model.py (readable Python beside this file) run to build the TF1 graph on the MNIST sample
 // shipped in the wheel. Messages, page -> worker: {type: "train"}, {type: "predict", id, pixels},
 // {type: "time_steps", count}. Worker -> page: "status", "ready", "progress", "trained",
 // "prediction", "timing" and "error" (each carries what its name says; see mnist.js).
+// With ?input=tfdata the training batches come from a tf.data pipeline over a TFRecord (mnist_tfdata.py).
 import { loadWebflow, since } from "../common/webflow_pyodide.mjs";
 
 const CHUNK_STEPS = 20;  // training steps per Python call; the worker reports progress between chunks
@@ -14,16 +15,35 @@ let demo = null;        // the Python MnistDemo object
 let training = false;
 const queue = [];       // messages that arrived before the model was ready
 
+// ?input=tfdata (the page passes its query on): train through tf.data (mnist_tfdata.py) instead of feed_dict.
+const INPUT = new URLSearchParams(self.location.search).get("input") === "tfdata" ? "tf.data" : "feed_dict";
+
+// tf.data mode: both .py files go to /home/pyodide/demo in Pyodide's file system and are imported as modules
+// (mnist_tfdata.py imports mnist_model); the model then writes its TFRecord under /tmp, also in memory.
+async function tfDataDemo(pyodide) {
+  post("status", { text: "Writing the MNIST sample as tf.train.Example records to an in-memory TFRecord…" });
+  pyodide.FS.mkdirTree("/home/pyodide/demo");
+  for (const name of ["mnist_model.py", "mnist_tfdata.py"]) {
+    const source = await (await fetch(new URL(name, self.location.href))).text();
+    pyodide.FS.writeFile(`/home/pyodide/demo/${name}`, source);
+  }
+  return pyodide.runPython("import sys\nsys.path.insert(0, '/home/pyodide/demo')\n" +
+                           "from mnist_tfdata import MnistTfDataDemo\nMnistTfDataDemo()");
+}
+
 async function boot() {
   const start = performance.now();
   const { pyodide, bootMs, installMs } = await loadWebflow(post);
   post("status", { text: "Reading the MNIST sample and building the graph…" });
-  const source = await (await fetch(new URL("mnist_model.py", self.location.href))).text();
-  pyodide.runPython(source);
-  demo = pyodide.runPython("MnistDemo()");
+  if (INPUT === "tf.data") demo = await tfDataDemo(pyodide);
+  else {
+    const source = await (await fetch(new URL("mnist_model.py", self.location.href))).text();
+    pyodide.runPython(source);
+    demo = pyodide.runPython("MnistDemo()");
+  }
   const info = demo.info().toJs({ dict_converter: Object.fromEntries });
   const backend = pyodide.runPython("from webflow.backends.c import library\nlibrary.backend_name()");
-  post("ready", { info, backend, python: pyodide.runPython("import sys; sys.version.split()[0]"),
+  post("ready", { info, backend, input: INPUT, python: pyodide.runPython("import sys; sys.version.split()[0]"),
                   timings: { boot_ms: bootMs, install_ms: installMs, model_ms: since(start) - bootMs - installMs,
                              total_ms: since(start) } });
   while (queue.length) await handle(queue.shift());

@@ -1,7 +1,7 @@
 // The playground's Web Worker: Python runs here, so the page stays responsive while a program runs.
 //
-// Boot: Pyodide from ../pyodide/ (the offline distribution `make site` builds: no CDN), webflow's wheel
-// from ../wheels/ (its file name is in ../wheels/index.json) installed with loadPackage, then
+// Boot: Pyodide from ../pyodide/ (the offline distribution `make site` builds: no CDN), webflow's and
+// protobuf's wheels from ../wheels/ (file names in ../wheels/index.json) installed with loadPackage, then
 // playground_runner.py (beside this file) run once in its own namespace; its run_program(source) runs one
 // program and answers with a JSON string (the program's output, the explanation of an error, the graph
 // document). Messages, page -> worker: {type: "run", id, source}. Worker -> page: "status" {text},

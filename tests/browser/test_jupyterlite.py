@@ -38,6 +38,29 @@ EXPECTED = {
     "02_variables_and_gradients.ipynb": ["graph:   [-27.5, -9.5]", "by hand: [-27.5, -9.5]", "-27.5 -9.5"],
     "03_mnist_softmax.ipynb": ["labels of the first ten images: [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]", "epoch 5: test loss"],
 }
+# After lesson 01 (which imported webflow): protobuf, installed with webflow from the site's Pyodide lock (webflow's
+# entry depends on it: site/build_lite.py), then imported and used for a tf.train.Example. Run in the lesson's kernel
+# through JupyterLab's API, one request each: the kernel loads lock packages named by a request's imports first,
+# so the first request (no protobuf import) shows that `import webflow` brought protobuf in.
+PROTOBUF_LESSON = "01_session_run.ipynb"
+PROTOBUF_CODE = [
+    "import importlib.metadata\nprint('installed', importlib.metadata.version('protobuf'))",
+    "import google.protobuf\nfrom google.protobuf.internal import api_implementation\n"
+    "import webflow.compat.v1 as tf\n"
+    "ex = tf.train.Example(features=tf.train.Features(feature={'n': tf.train.Feature(\n"
+    "    int64_list=tf.train.Int64List(value=[3]))}))\n"
+    "print('runtime', google.protobuf.__version__, api_implementation.Type(), ex.SerializeToString().hex())"]
+KERNEL_OUTPUT = """async (code) => {
+    const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+    const future = kernel.requestExecute({ code, store_history: false });
+    let text = "";
+    future.onIOPub = (msg) => {
+        if (msg.header.msg_type === "stream") text += msg.content.text;
+        if (msg.header.msg_type === "error") text += `${msg.content.ename}: ${msg.content.evalue}`;
+    };
+    await future.done;
+    return text;
+}"""
 # A traceback is rendered as stderr text (application/vnd.jupyter.stderr): any stderr output counts as a failure.
 ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 # Done when every code cell shows an execution count ([n]: not [*]: or [ ]:), or as soon as a cell shows an error.
@@ -49,15 +72,29 @@ LESSON_DONE = """(errorSelector) => {
 }"""
 
 
+def _mounts(lesson: str, work: str) -> dict:
+    """The site at "/"; for PROTOBUF_LESSON its jupyter-lite.json with `exposeAppInBrowser` (JupyterLab's own
+    option: `window.jupyterapp`, through which the test talks to the kernel), served over the built one."""
+    if lesson != PROTOBUF_LESSON:
+        return {"/": SITE}
+    with open(os.path.join(SITE, "jupyter-lite.json")) as file:
+        config = json.load(file)
+    config["jupyter-config-data"]["exposeAppInBrowser"] = "true"
+    path = os.path.join(work, "jupyter-lite.json")
+    with open(path, "w") as file:
+        json.dump(config, file)
+    return {"/": SITE, "/jupyter-lite.json/": path}
+
+
 @pytest.mark.parametrize("lesson", sorted(EXPECTED))
-def test_lesson_runs_in_jupyterlite_offline(lesson: str) -> None:
+def test_lesson_runs_in_jupyterlite_offline(lesson: str, tmp_path) -> None:
     if not os.path.exists(os.path.join(SITE, "lab", "index.html")):
         require_or_skip(f"JupyterLite site not built at {SITE}: run `make site` (or python site/build_lite.py WHEEL)")
     reason = unavailable_reason()
     if reason:
         require_or_skip(reason)
 
-    with serve(SITE) as origin, chromium_page(origin) as (page, log):
+    with serve(_mounts(lesson, str(tmp_path))) as origin, chromium_page(origin) as (page, log):
         try:
             started = time.perf_counter()
             page.goto(f"{origin}/lab/index.html?path={lesson}", timeout=BOOT_TIMEOUT_MS)
@@ -75,6 +112,8 @@ def test_lesson_runs_in_jupyterlite_offline(lesson: str) -> None:
             text = page.inner_text(".jp-Notebook")
             errors = [element.inner_text()
                       for element in page.query_selector_all(ERROR_OUTPUT)]
+            protobuf = ([page.evaluate(KERNEL_OUTPUT, code) for code in PROTOBUF_CODE]
+                        if lesson == PROTOBUF_LESSON else [])
         except Exception:
             print("\n".join(log.console[-60:]))
             raise
@@ -85,6 +124,12 @@ def test_lesson_runs_in_jupyterlite_offline(lesson: str) -> None:
     assert not errors, f"a lesson cell raised in the browser: {errors}"
     for expected in EXPECTED[lesson]:
         assert expected in text, (expected, text[-3000:])
+    if protobuf:
+        print(f"kernel: {' / '.join(line.strip() for line in protobuf)}")
+    if protobuf:  # one Example with n = [3]: features{feature{key "n" value{int64_list{value 3}}}}
+        version = protobuf[0].split()[-1]
+        assert protobuf[0] == f"installed {version}\n" and version.split(".")[0] == "7", protobuf
+        assert protobuf[1] == f"runtime {version} python 0a0c0a0a0a016e12051a030a0103\n", protobuf
 
 
 def test_the_site_offers_webflow_to_piplite_offline() -> None:

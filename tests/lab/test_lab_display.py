@@ -143,9 +143,12 @@ def test_ipython_handler_shows_the_traceback_then_the_explanation() -> None:
         finally:
             lab.disable()
     assert isinstance(result.error_in_exec, ValueError)  # the exception is the original one
-    assert "Dimensions must be equal, but are 3 and 2" in captured.stdout  # the usual traceback
+    # issue 31: a webflow error is ONE output (no IPython traceback printed first), whose text fallback is the
+    # learner's traceback; another error keeps IPython's usual traceback
+    assert "Dimensions must be equal, but are 3 and 2" not in captured.stdout
     assert "not a webflow error" in captured.stdout
     assert len(captured.outputs) == 1  # one explanation, for the webflow error only
+    assert "Dimensions must be equal, but are 3 and 2" in captured.outputs[0].data["text/plain"]
     document = captured.outputs[0].data[MIME_TYPE]
     assert document["error"]["node"] == "add"
     assert [(o["text"], o["shape"]) for o in document["error"]["operands"]] == [("x", "(3, 1)"), ("b", "(2, 1)")]

@@ -11,6 +11,7 @@ from op_harness import OpCase, check_case
 
 import webflow as wf
 import webflow.compat.v1 as tf1
+from webflow.ops import optional_ops
 
 rng = np.random.default_rng(4)
 
@@ -62,6 +63,13 @@ CASES = [
            lambda logits: np.repeat(np.argmax(logits, axis=1)[:, None], 4, axis=1).astype(np.int64), grad=False),
     OpCase("tuple_groups_its_inputs", lambda x, y: tf1.tuple([x * 2.0, y + 1.0]), [r(3), r(2, 2)],
            lambda x, y: [x * 2, y + 1]),
+    # Optionals (what TensorFlow's cond_v2 hands a gradient; ops/optional_ops.py): packed, unpacked, and asked
+    OpCase("optional_from_and_get_value", lambda x, y: optional_ops.optional_get_value(
+               optional_ops.optional_from_value([x, 3.0 * y]), [x.dtype, y.dtype], [x.shape, y.shape]),
+           [r(2, 3), r(4)], lambda x, y: [x, 3 * y]),
+    OpCase("optional_has_value", lambda x: [optional_ops.optional_has_value(optional_ops.optional_none()),
+                                            optional_ops.optional_has_value(optional_ops.optional_from_value([x]))],
+           [r(2)], lambda x: [np.array(False), np.array(True)], grad=False),
 ]
 
 

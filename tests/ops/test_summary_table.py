@@ -1,9 +1,10 @@
 """Op table rows for the summary ops (ops/summary_ops.py): ScalarSummary, HistogramSummary, ImageSummary,
-TensorSummaryV2, MergeSummary. Each row's output is one serialized `Summary` proto (a scalar string), compared
-byte for byte with a reference written here from the formats themselves: the protobuf wire format by hand for
-scalars, TensorFlow's histogram.cc bucket rule with `bisect`, summary_image_op.cc's scaling and a PNG made from the
-PNG specification for images. No gradients: summary ops are not differentiable, in TensorFlow either.
-tests/summary/ compares the same ops with real TensorFlow's bytes.
+TensorSummaryV2, MergeSummary, and AudioSummaryV2 (ops/audio_ops.py). Each row's output is one serialized `Summary`
+proto (a scalar string), compared byte for byte with a reference written here from the formats themselves: the
+protobuf wire format by hand for scalars, TensorFlow's histogram.cc bucket rule with `bisect`, summary_image_op.cc's
+scaling and a PNG made from the PNG specification for images, WAV files from Python's wave module for audio. No
+gradients: summary ops are not differentiable, in TensorFlow either. tests/summary/ compares the same ops with real
+TensorFlow's bytes.
 """
 
 import bisect
@@ -14,9 +15,10 @@ import zlib
 import numpy as np
 import pytest
 from op_harness import OpCase, check_case
+from test_audio_table import wav_file
 
 import webflow as wf
-from webflow.ops import summary_ops
+from webflow.ops import audio_ops, summary_ops
 from webflow.ops.registry import apply_op
 from webflow.protos import histogram_pb2, summary_pb2
 from webflow.runtime.session import Session
@@ -133,12 +135,26 @@ def merged(*summaries) -> bytes:
     return b"".join(summaries)  # a Summary's values are one repeated field: concatenation merges
 
 
+# --- audio: WAV files from Python's wave module (test_audio_table.py) ---------------------------------------------
+def audio_summary_bytes(tag: str, clips: np.ndarray, rate: float, max_outputs: int) -> bytes:
+    """One Summary.Audio per clip (up to max_outputs): the float rate as given, the WAV at the rate rounded."""
+    clips = clips if clips.ndim == 3 else clips[:, :, None]
+    summary = summary_pb2.Summary()
+    for i in range(min(max_outputs, len(clips))):
+        audio = summary_pb2.Summary.Audio(sample_rate=rate, num_channels=clips.shape[2], length_frames=clips.shape[1],
+                                          encoded_audio_string=wav_file(clips[i], round(rate)),
+                                          content_type="audio/wav")
+        summary.value.add(tag=f"{tag}/audio/{i}" if max_outputs > 1 else f"{tag}/audio", audio=audio)
+    return summary.SerializeToString()
+
+
 SCALAR = np.float32(rng.standard_normal())
 VECTOR = rng.standard_normal(40).astype(np.float32)
 WIDE = (rng.standard_normal(200) * 1e4).astype(np.float64)
 IMAGES = rng.uniform(0, 1, (3, 4, 5, 3)).astype(np.float32)
 SIGNED = rng.standard_normal((2, 3, 2, 1)).astype(np.float32)
 RGBA = rng.integers(0, 256, (2, 2, 3, 4), dtype=np.uint8)
+CLIPS = rng.uniform(-1.2, 1.2, (4, 30, 2)).astype(np.float32)
 
 CASES = [
     OpCase("scalar_summary", lambda x: summary_ops.scalar("loss", x), [SCALAR],
@@ -169,6 +185,11 @@ CASES = [
            [np.array([[1.5, 2.0, -1.0]], np.float32)], lambda x: string(tensor_summary_bytes("t", x, 1)), grad=False),
     OpCase("tensor_summary_int64", lambda x: summary_ops.tensor_summary("n", x), [np.array([3, 4], np.int64)],
            lambda x: string(tensor_summary_bytes("n", x, 9)), grad=False),
+    OpCase("audio_summary_stereo", lambda x: audio_ops.audio_summary("voice", x, 8000), [CLIPS],
+           lambda x: string(audio_summary_bytes("voice", x, 8000.0, 3)), grad=False),
+    OpCase("audio_summary_mono_one_output_fractional_rate", lambda x: audio_ops.audio_summary("m", x, 22050.4,
+                                                                                            max_outputs=1),
+           [CLIPS[:, :, 0]], lambda x: string(audio_summary_bytes("m", x, 22050.4, 1)), grad=False),
     OpCase("merge_summary", lambda x: apply_op("MergeSummary", [summary_ops.scalar("a", x[0]),
                                                                 summary_ops.histogram("b", x)], {"N": 2}),
            [VECTOR[:5]], lambda x: string(merged(scalar_summary_bytes([("a", float(x[0]))]),

@@ -2,6 +2,7 @@
 //
 //     node pyodide_server.mjs <webflow package dir> <exchange dir>
 //     node pyodide_server.mjs --wheel <webflow .whl> --micropip <micropip .whl> <exchange dir>
+//     ... --extra-wheels <a.whl,b.whl> ...   (pure-Python wheels loaded first, e.g. protobuf's)
 //
 // Boots Pyodide from node_modules (no CDN, no network), copies the webflow package (its .py files and
 // the prebuilt webflow_kernels.wasm) into Pyodide's in-memory file system as the browser would have it,
@@ -28,12 +29,18 @@ const option = (name) => {
   return at < 0 ? null : argv.splice(at, 2)[1];
 };
 const wheel = option("--wheel"), micropipWheel = option("--micropip");
+const extraWheels = (option("--extra-wheels") || "").split(",").filter(Boolean);
 const [packageDir, exchangeDir] = wheel ? [null, argv[0]] : argv;
 const started = performance.now();
 const toStderr = (line) => process.stderr.write(line + "\n");
 const pyodide = await loadPyodide({ stdout: toStderr, stderr: toStderr });
 const bootMs = performance.now() - started;
 const timings = {};
+if (extraWheels.length) {  // loadPackage of wheel files: installed as they are, no dependency resolution
+  const mark = performance.now();
+  await pyodide.loadPackage(extraWheels, { messageCallback: () => {} });
+  timings.extra_wheels_ms = performance.now() - mark;
+}
 
 // The package as a wheel would install it: sources and the shipped .wasm, no native build cache.
 const SKIP = new Set(["__pycache__", "_build", "datasets"]);

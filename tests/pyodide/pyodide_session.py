@@ -7,6 +7,7 @@
 
     session = PyodideSession.start(wheel=webflow_whl, micropip=micropip_whl)   # installed with micropip
     session = PyodideSession.start(package_dir, node_flags=["--experimental-wasm-relaxed-simd"])
+    session = PyodideSession.start(package_dir, extra_wheels=[protobuf_whl])   # loadPackage'd before webflow
 
 Buffers travel as files in a temporary exchange folder that the server mounts at /exchange; only the
 job description and the results go through the pipe (one JSON line each way).
@@ -47,19 +48,24 @@ class PyodideSession:
         # wheel sessions only: micropip.install of the webflow wheel, then `import webflow`
         self.install_seconds = hello.get("install_ms", 0.0) / 1000
         self.import_seconds = hello.get("import_ms", 0.0) / 1000
+        self.extra_wheels_seconds = hello.get("extra_wheels_ms", 0.0) / 1000   # loadPackage of extra_wheels
         self._jobs = 0
 
     @classmethod
     def start(cls, package_dir: str | None = None, timeout: float = 300.0, wheel: str | None = None,
-              micropip: str | None = None, node_flags: list[str] | None = None) -> PyodideSession:
+              micropip: str | None = None, node_flags: list[str] | None = None,
+              extra_wheels: list[str] | None = None) -> PyodideSession:
         """webflow copied in from `package_dir`, or (with `wheel` and `micropip`) installed from its wheel.
-        `node_flags` go to node itself (V8 options such as --experimental-wasm-relaxed-simd)."""
+        `node_flags` go to node itself (V8 options such as --experimental-wasm-relaxed-simd); `extra_wheels`
+        (pure-Python wheel files, e.g. protobuf's) are installed with `loadPackage` before webflow."""
         if shutil.which("node") is None:
             raise PyodideUnavailable("node is not installed")
         if not os.path.isdir(NODE_MODULES):
             raise PyodideUnavailable(f"npm package pyodide not installed: run `npm ci` in {HERE}")
         exchange = tempfile.mkdtemp(prefix="wf-pyodide-")
         where = ["--wheel", wheel, "--micropip", micropip] if wheel else [package_dir]
+        if extra_wheels:
+            where = ["--extra-wheels", ",".join(os.path.abspath(path) for path in extra_wheels), *where]
         command = ["node", *(node_flags or []), SERVER, *where, exchange]
         process = subprocess.Popen(command, cwd=HERE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                    bufsize=1)

@@ -21,6 +21,8 @@ MICROPIP = _module.MICROPIP
 WheelUnavailable = _module.WheelUnavailable
 build_webflow_wheel = _module.build_webflow_wheel
 micropip_wheel = _module.micropip_wheel
+protobuf_wheel = _module.protobuf_wheel
+PROTOBUF = _module.PROTOBUF
 main = _module.main
 
 if __name__ == "__main__":

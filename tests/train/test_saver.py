@@ -356,7 +356,8 @@ def test_relative_save_dir_stores_paths_relative_to_it(tmp_path, monkeypatch) ->
 def test_meta_graph_skipped_with_warning_for_unexportable_graph(tmp_path) -> None:
     with tf.Graph().as_default():
         a, _, _ = _counter_model()
-        tf.cond(a > 0, lambda: a + 1, lambda: a - 1)   # If: the GraphDef writer refuses it
+        x = tf.placeholder(tf.float32, [], name="x")   # webflow's own WhileGrad: the GraphDef writer refuses it
+        tf.gradients(tf.while_loop(lambda i, s: i < 2, lambda i, s: (i + 1, s * x), [0, x])[1], x)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             with warnings.catch_warnings(record=True) as caught:

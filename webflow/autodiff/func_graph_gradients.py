@@ -13,8 +13,8 @@ gradient per forward output, and returns d(outputs)/d(inputs[i]) for each i in `
 The backward graph therefore *recomputes* the forward values it needs instead of keeping them from
 the forward run. That is exact for stateless sub-graphs, and random ops are made to replay the numbers
 their forward twin drew in the same run (framework/random_generators.py, REPLAY_ATTR), so a dropout mask in a cond
-branch is the same forward and backward. (Inside a while loop only the last iteration's draw is
-replayed: a random op in a loop body gets a wrong gradient.) For other stateful ops it differs from
+branch is the same forward and backward. (In a while_loop body each step replays that step's draw: the
+forward While records them, ops/functional_ops.py.) For other stateful ops it differs from
 TensorFlow: the copy drops control edges and the backward pass runs only what the gradients need, so
 assignments are not replayed, and a variable read is recomputed from the variable's value *after*
 the forward call (TensorFlow keeps the value read during the forward pass).
@@ -29,14 +29,29 @@ from webflow.framework import dtypes
 from webflow.framework.func_graph import FuncGraph, resource_spec
 from webflow.framework.graph import Graph
 from webflow.framework.random_generators import RANDOM_OP_TYPES, REPLAY_ATTR
+from webflow.framework.tensor import EagerTensor
 from webflow.ops.functional_ops import call_function, output_list
 from webflow.ops.registry import apply_op, register_gradient
 
 
 def differentiable_indices(tensors: Any) -> tuple:
-    """Positions of the inputs a gradient can flow to: floating tensors and variable handles."""
+    """Positions of the inputs a gradient can flow to: floating tensors and variable handles (a TensorArray's
+    handle is not one: its gradient flows through its flow tensor)."""
     return tuple(i for i, t in enumerate(tensors)
-                 if t.dtype.is_floating or t.dtype.base_dtype.is_complex or t.dtype is dtypes.resource)
+                 if t.dtype.is_floating or t.dtype.base_dtype.is_complex
+                 or (t.dtype is dtypes.resource and not _is_tensor_array_handle(t)))
+
+
+def _is_tensor_array_handle(tensor: Any) -> bool:
+    """True for a TensorArrayV3/TensorArrayGradV3 handle, or a function graph's capture of one."""
+    while not isinstance(tensor, EagerTensor) and tensor.op.type == "Placeholder":
+        outer = next((o for o, inner in getattr(tensor.graph, "captures", ()) if inner is tensor), None)
+        if outer is None:
+            return False
+        tensor = outer
+    if isinstance(tensor, EagerTensor):  # eager TensorArrays hold no handle: this is a variable's
+        return False
+    return tensor.op.type in ("TensorArrayV3", "TensorArrayGradV3")
 
 
 def gradient_graph(forward: FuncGraph, wanted: tuple) -> FuncGraph:

@@ -3,6 +3,11 @@
 # ruff: noqa: F401
 from types import SimpleNamespace
 
+from webflow.data import transformations as _data_transformations
+from webflow.nn import rnn_cell as _rnn_cell
+from webflow.nn.rnn import static_bidirectional_rnn as _static_bidirectional_rnn
+from webflow.nn.rnn import static_rnn as _static_rnn
+from webflow.ops import lookup_tables as _lookup_tables
 from webflow.train import regularizers as _regularizers
 
 # --- layers (regularizers from train/regularizers.py) ---
@@ -13,3 +18,34 @@ layers = SimpleNamespace(
     sum_regularizer=_regularizers.sum_regularizer,
     apply_regularization=_regularizers.apply_regularization,
 )
+
+# --- data (data/transformations.py): tf.contrib.data's dataset.apply transformations ---
+data = SimpleNamespace(
+    shuffle_and_repeat=_data_transformations.shuffle_and_repeat,
+    map_and_batch=_data_transformations.map_and_batch,
+    parallel_interleave=_data_transformations.parallel_interleave,
+    batch_and_drop_remainder=_data_transformations.batch_and_drop_remainder,
+    unbatch=_data_transformations.unbatch,
+    enumerate_dataset=_data_transformations.enumerate_dataset,
+    prefetch_to_device=_data_transformations.prefetch_to_device,
+    copy_to_device=_data_transformations.copy_to_device,
+)
+
+# --- lookup (ops/lookup_tables.py): vocabulary tables ---
+lookup = SimpleNamespace(
+    HashTable=_lookup_tables.HashTable,
+    KeyValueTensorInitializer=_lookup_tables.KeyValueTensorInitializer,
+    TextFileInitializer=_lookup_tables.TextFileInitializer,
+    TextFileIndex=_lookup_tables.TextFileIndex,
+    IdTableWithHashBuckets=_lookup_tables.IdTableWithHashBuckets,
+    index_table_from_file=_lookup_tables.index_table_from_file,
+    index_table_from_tensor=_lookup_tables.index_table_from_tensor,
+    index_to_string_table_from_tensor=_lookup_tables.index_to_string_table_from_tensor,
+)
+
+# --- rnn (nn/rnn_cell.py, nn/rnn.py): tf.contrib.rnn's cells and static_rnn ---
+
+rnn = SimpleNamespace(**{name: getattr(_rnn_cell, name) for name in (
+    "RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell", "LSTMStateTuple",
+    "DropoutWrapper", "ResidualWrapper")}, static_rnn=_static_rnn,
+    static_bidirectional_rnn=_static_bidirectional_rnn)

@@ -55,13 +55,36 @@ from webflow.compat import contrib
 # --- metrics (metrics/): TF1's tf.metrics ---
 from webflow import metrics
 
+# --- data (data/v1.py): TF1's tf.data (make_one_shot_iterator, make_initializable_iterator, Iterator ...) ---
+from webflow.data import v1 as data
+
 # --- io (io/): TF1's tf.io and tf.python_io (TFRecord files; loads no protobuf) ---
 from webflow.io import python_io, v1 as io
+from webflow.io import gfile_v1 as gfile  # tf.gfile (TF1 names)
+# queues and readers (ops/queues.py, ops/io_ops.py): tf.FIFOQueue ..., tf.TFRecordReader ..., tf.queue
+from webflow import queue
+from webflow.ops.counter_ops import count_up_to
+from webflow.ops.io_ops import (
+    FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
+    matching_files,
+)
+from webflow.ops.queues import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue
+# image (compat/v1_image.py): TF1's tf.image (resize_images: legacy corners), tf.random_crop
+from webflow.compat import v1_image as image
+from webflow.ops.image_ops import random_crop
 # GraphDefs (io/): tf.import_graph_def, tf.graph_util, tensor protos; tf.GraphDef etc. load protobuf on first use
 from webflow.io import graph_util_v1 as graph_util
 from webflow.io.graph_def_import import import_graph_def
 from webflow.io.tensor_proto import make_ndarray, make_tensor_proto
 from webflow.io.graph_def import message_class as _message_class
+# parsing (ops/parsing_ops.py, decode_ops.py, io/file_ops.py): TF1's top-level names for Examples, CSV, files
+from webflow.io.v1 import (
+    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_csv, decode_raw, parse_example,
+    parse_single_example, parse_single_sequence_example, read_file, write_file,
+)
+# sparse (sparse.py, ops/sparse_ops.py): tf.sparse and TF1's sparse_tensor_to_dense, sparse_to_dense, sparse_reorder
+from webflow import sparse
+from webflow.ops.sparse_ops import sparse_reorder, sparse_tensor_to_dense, sparse_to_dense
 
 
 def __getattr__(name: str) -> object:  # tf.GraphDef, tf.NodeDef, tf.AttrValue, tf.MetaGraphDef
@@ -70,6 +93,11 @@ def __getattr__(name: str) -> object:  # tf.GraphDef, tf.NodeDef, tf.AttrValue, 
 
 # --- summary (summary/, ops/summary_ops.py): TF1's tf.summary (summary ops, FileWriter; loads no protobuf) ---
 from webflow.summary import v1 as summary
+# audio (audio.py): tf.audio (encode_wav, decode_wav)
+from webflow import audio
+
+# --- saved_model (saved_model/): TF1's SavedModel builder, simple_save, loader (loads no protobuf) ---
+from webflow.saved_model import v1 as saved_model
 
 # --- TF1 spellings of ops whose TF2 names differ (each family adds its own) ---
 # array (ops/manip_ops.py, ops/pad_ops.py, ops/gather_ops.py): TF1 argument orders
@@ -87,6 +115,17 @@ from webflow.ops.reduction_ops import (
     reduce_all_v1 as reduce_all, reduce_any_v1 as reduce_any, reduce_logsumexp_v1 as reduce_logsumexp,
     reduce_max_v1 as reduce_max, reduce_min_v1 as reduce_min, reduce_prod_v1 as reduce_prod,
 )
+# lookup tables (ops/lookup_tables.py): tf.lookup and TF1's tables_initializer
+from webflow import lookup, ragged
+from webflow.ops.lookup_tables import tables_initializer
+# strings (ops/string_ops.py, ops/string_convert_ops.py): TF1's top-level string ops and its tf.strings namespace
+from webflow.compat import v1_strings as strings
+from webflow.ops.string_convert_ops import (
+    as_string, string_to_hash_bucket, string_to_number, to_hash_bucket_fast as string_to_hash_bucket_fast,
+    to_hash_bucket_strong as string_to_hash_bucket_strong,
+)
+from webflow.ops.string_ops import reduce_join_v1 as reduce_join, regex_replace, string_join, string_split
+from webflow.ops.string_text_ops import strip as string_strip, substr_v1 as substr
 # control flow (ops/control_flow_ops.py, ops/while_loop.py): TF1's cond and while_loop unpack one-element lists
 from webflow.ops.control_flow_ops import cond
 from webflow.ops.while_loop import while_loop

@@ -79,7 +79,7 @@ class FuncGraph(Graph):
         if isinstance(tensor, Tensor) and tensor.dtype.is_ref_dtype:
             inner = self._capture_ref(tensor)
         else:
-            inner = self.add_placeholder(tensor.dtype, tensor.shape, "captured")
+            inner = self.add_placeholder(tensor.dtype, tensor.shape, _capture_name(tensor))
             self.captures.append((outer, inner))
             self.inputs.append(inner)
             spec = resource_spec(outer)
@@ -138,6 +138,14 @@ class FuncGraph(Graph):
         if op_type in _READS_STATE and self._last_write is not None:
             return [self._last_write]
         return []
+
+
+def _capture_name(tensor: Any) -> str:
+    """The name of the placeholder standing for a captured tensor, as TensorFlow names it (inside the name scope of
+    the op being built): the captured tensor's op name ("mul/x"), "resource" for a variable's handle."""
+    if isinstance(tensor, EagerTensor):
+        return "resource" if tensor.dtype is dtypes.resource else "captured"
+    return tensor.op.name
 
 
 def resource_key(tensor: Tensor) -> str:

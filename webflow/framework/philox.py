@@ -17,6 +17,7 @@ Reference: Salmon et al., "Parallel Random Numbers: As Easy as 1, 2, 3" (SC11), 
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 MASK32 = 0xFFFFFFFF
@@ -26,6 +27,7 @@ MULTIPLIER_B = 0xCD9E8D57
 KEY_BUMP_A = 0x9E3779B9
 KEY_BUMP_B = 0xBB67AE85
 ROUNDS = 10
+_RESERVE_LOCK = threading.Lock()
 
 
 def philox_round(c0: Any, c1: Any, c2: Any, c3: Any, k0: Any, k1: Any) -> tuple:
@@ -79,9 +81,10 @@ class PhiloxGenerator:
 
     def reserve(self, blocks: int) -> PhiloxGenerator:
         """A generator at the current counter; this one moves `blocks` ahead (ReserveSamples128)."""
-        local = self.copy()
-        self.last_reserved = local.copy()
-        self.skip(blocks)
+        with _RESERVE_LOCK:  # two threads running one op (queue runners) must not draw the same numbers
+            local = self.copy()
+            self.last_reserved = local.copy()
+            self.skip(blocks)
         return local
 
     def replay_last(self) -> PhiloxGenerator:

@@ -8,7 +8,10 @@ the NumPy, C and portable kernels draw the same numbers.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from webflow.framework import random_seed
@@ -26,11 +29,61 @@ def generator_for(context_: Any) -> PhiloxGenerator:
         key = (context_.opdef.type,) + tuple(sorted((k, str(v)) for k, v in attrs.items()))
     else:
         store, key = context_.resources, context_.op_name
-    if key not in store:
-        store[key] = PhiloxGenerator(int(attrs.get("seed", 0)), int(attrs.get("seed2", 0)))
+    if key not in store:  # setdefault: two threads running the op first keep one generator
+        store.setdefault(key, PhiloxGenerator(int(attrs.get("seed", 0)), int(attrs.get("seed2", 0))))
+    touched = getattr(_LOOP_STEP, "touched", None)
+    if touched is not None:
+        touched[key] = store[key]
+    fixed = getattr(_LOOP_STEP, "draws", None)
+    if fixed and key in fixed:
+        return _Fixed(fixed[key])
     if attrs.get(REPLAY_ATTR):
         return _Replay(store[key])
     return store[key]
+
+
+# A random op in a while_loop body draws new numbers at each step; the While gradient runs the body again per
+# step (ops/functional_ops.py), and each such run must see the numbers of that step: the forward loop records
+# each step's reservations (recording_draws), the gradient replays them (fixed_draws).
+_LOOP_STEP = threading.local()
+
+
+@contextlib.contextmanager
+def recording_draws() -> Iterator[dict]:
+    """Yields a dict that, on exit, maps each generator key that drew meanwhile to its last reservation."""
+    draws: dict = {}
+    touched: dict = {}
+    saved, _LOOP_STEP.touched = getattr(_LOOP_STEP, "touched", None), touched
+    try:
+        yield draws
+    finally:
+        _LOOP_STEP.touched = saved
+        draws.update({key: gen.last_reserved.copy() for key, gen in touched.items()
+                      if getattr(gen, "last_reserved", None) is not None})
+
+
+@contextlib.contextmanager
+def fixed_draws(draws: dict | None) -> Iterator[None]:
+    """Random ops whose key is in `draws` draw those reservations' numbers again (the store is not advanced)."""
+    saved = getattr(_LOOP_STEP, "draws", None)
+    _LOOP_STEP.draws = draws if draws is not None else saved
+    try:
+        yield
+    finally:
+        _LOOP_STEP.draws = saved
+
+
+class _Fixed:
+    """Stands in for an op's generator: every reservation starts where a recorded one started."""
+
+    def __init__(self, start: PhiloxGenerator):
+        self.start = start
+
+    def reserve_outputs(self, output_count: int, multiplier: int = RESERVE_MULTIPLIER) -> PhiloxGenerator:
+        return self.start.copy()
+
+    def reserve_uint32s(self, count: int) -> PhiloxGenerator:
+        return self.start.copy()
 
 
 RANDOM_OP_TYPES = frozenset({"RandomStandardNormal", "TruncatedNormal", "RandomUniform", "RandomUniformInt",

@@ -296,7 +296,8 @@ def _numpy_text(value: Any, is_repr: bool) -> str:
     if getattr(value, "ndim", 0) == 0 and hasattr(value, "item"):
         scalar = value.item()
         return repr(scalar) if is_repr else str(scalar)
-    return repr(value) if is_repr else str(value)
+    text = repr(value) if is_repr else str(value)
+    return "\n" + text if "\n" in text else text  # TensorFlow starts a multi-line value on its own line
 
 
 def is_tensor(value: Any) -> bool:

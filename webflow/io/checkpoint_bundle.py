@@ -26,8 +26,7 @@ Reading checks every CRC (each block's, each tensor's) and raises DataLossError 
 damage or truncation. Files are written to a temporary name and renamed into place: the data file first,
 then the index, so an index on disk always describes a complete data file.
 
-String tensors are not written or read (webflow's variables hold numbers and booleans): they raise
-UnimplementedError.
+String tensors (TF2's object graph is one) have a layout of their own: bundle_strings.py.
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from webflow.framework import dtypes, errors
-from webflow.io import crc32c
+from webflow.io import buffer_values, bundle_strings, crc32c, varint
 
 MAGIC = 0xDB4775248B80FB57
 FOOTER_SIZE = 48                # two BlockHandles of at most 20 bytes each, padded to 40, plus the magic
@@ -60,26 +59,8 @@ def index_filename(prefix: str) -> str:
 
 # --- varints and block handles ---------------------------------------------------------------------------
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _read_varint(data: bytes, pos: int, limit: int, where: str) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= limit or shift > 63:
-            raise errors.DataLossError(None, None, f"corrupted varint in {where}")
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
+_varint = varint.encode
+_read_varint = varint.read
 
 
 def _handle(offset: int, size: int) -> bytes:
@@ -207,10 +188,18 @@ def _write_atomically(path: str, payload: bytes) -> None:
 
 
 def tensor_bytes(array: Any) -> bytes:
-    """A NumPy array's elements as TensorFlow stores them: C order, little-endian."""
-    if array.dtype.kind in "OUS":
-        raise errors.UnimplementedError(None, None, "string tensors are not written to webflow's checkpoints")
+    """A NumPy array's elements as TensorFlow stores them: C order, little-endian (numbers and booleans)."""
+    if buffer_values.is_buffer_array(array):  # a CArray (no NumPy, as in Pyodide): its buffer, already in C order
+        return buffer_values.little_endian_bytes(array)
     return array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes(order="C")
+
+
+def _encoded(array: Any) -> tuple[bytes, int]:
+    """(the bytes TensorFlow writes for `array`, the masked CRC32C its BundleEntryProto holds)."""
+    if buffer_values.is_strings(array):
+        return bundle_strings.encode(array)
+    raw = tensor_bytes(array)
+    return raw, crc32c.masked_crc32c(raw)
 
 
 def write_bundle(prefix: str, tensors: list[tuple[str, Any]]) -> None:
@@ -233,7 +222,7 @@ def write_bundle(prefix: str, tensors: list[tuple[str, Any]]) -> None:
             key = name.encode("utf-8")
             if key in entries or not key:
                 raise ValueError(f"tensor names in a bundle must be unique and non-empty: {name!r}")
-            raw = tensor_bytes(array)
+            raw, crc = _encoded(array)
             entry = tensor_bundle_pb2.BundleEntryProto()
             entry.dtype = dtypes.as_dtype(array.dtype).as_datatype_enum
             entry.shape.SetInParent()
@@ -242,7 +231,7 @@ def write_bundle(prefix: str, tensors: list[tuple[str, Any]]) -> None:
             entry.shard_id = 0
             entry.offset = offset
             entry.size = len(raw)
-            entry.crc32c = crc32c.masked_crc32c(raw)
+            entry.crc32c = crc
             data_file.write(raw)
             offset += len(raw)
             entries[key] = entry.SerializeToString()
@@ -377,29 +366,46 @@ class BundleReader:
         from webflow.io.tensor_proto import numpy_module
 
         np = numpy_module()
+        dtype, shape, payload = self.checked_tensor(name)
+        if dtype == dtypes.string:
+            out = np.empty(len(payload), dtype=object)
+            out[:] = payload
+            return out.reshape(shape)
+        np_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
+        return np.frombuffer(payload, dtype=np_dtype).astype(np_dtype.newbyteorder("="), copy=True).reshape(shape)
+
+    def checked_tensor(self, name: str) -> tuple[dtypes.DType, list[int], Any]:
+        """(dtype, shape, payload) of the tensor stored under `name`, its CRCs and size checked, without NumPy:
+        the payload is the little-endian bytes of a numeric tensor, the list of elements (bytes) of a string one.
+        Where NumPy is missing (Pyodide) the caller makes its array from these (train/checkpoint_values.py)."""
         entry = self._entry(name)
         if entry.slices:
             raise errors.UnimplementedError(None, None, f"partitioned variable {name} in {self.index_path}")
         dtype = dtypes.as_dtype(entry.dtype)
-        if dtype == dtypes.string:
-            raise errors.UnimplementedError(None, None, f"string tensor {name}: webflow reads numeric "
-                                                        "checkpoint entries only")
         path, data = self._shard(entry.shard_id)
         raw = data[entry.offset:entry.offset + entry.size]
         if len(raw) != entry.size:
             raise errors.DataLossError(None, None, f"truncated data file {path}: tensor {name} needs bytes "
                                                    f"{entry.offset}..{entry.offset + entry.size}, the file has "
                                                    f"{len(data)}")
+        shape = [dim.size for dim in entry.shape.dim]
+        if dtype == dtypes.string:
+            return dtype, shape, self._string_elements(name, entry, raw, shape, path)
         if crc32c.crc32c(raw) != crc32c.unmask(entry.crc32c):
             raise errors.DataLossError(None, None, f"Checksum does not match: stored {entry.crc32c} vs. "
                                                    f"calculated on the restored bytes "
                                                    f"{crc32c.masked_crc32c(raw)} for tensor {name} in {path}")
-        shape = [dim.size for dim in entry.shape.dim]
-        np_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
         count = 1
         for size in shape:
             count *= size
-        if count * np_dtype.itemsize != entry.size:
+        if count * dtype.size != entry.size:
             raise errors.DataLossError(None, None, f"tensor {name} in {self.index_path}: {entry.size} bytes "
                                                    f"for shape {shape} of {dtype.name}")
-        return np.frombuffer(raw, dtype=np_dtype).astype(np_dtype.newbyteorder("="), copy=True).reshape(shape)
+        return dtype, shape, raw
+
+    def _string_elements(self, name: str, entry: Any, raw: bytes, shape: list[int], path: str) -> list[bytes]:
+        """The bytes elements of a string tensor (bundle_strings.py's layout, both CRCs checked)."""
+        count = 1
+        for size in shape:
+            count *= size
+        return bundle_strings.decode(raw, count, entry.crc32c, f"tensor {name} in {path}")

@@ -8,6 +8,9 @@ Each Operation becomes one NodeDef, as TensorFlow writes it:
   TensorFlow's op constructor does: a type attr (T, Tidx, Tshape ...) is the dtype of the inputs or outputs
   declared with it, a number attr (N) how many there are, a list(type) attr their dtypes; else its default.
 
+FuncGraph attrs (the branches, bodies and functions of If, While, PartitionedCall, dataset ops) become FunctionDefs
+in `GraphDef.library` (function_def.py), named in the node's `func` attrs.
+
 Registered in framework/graph.py on import (framework/ may not import io/, which needs protobuf); the facades import
 io/. The protos and NumPy (for constants) are imported when a GraphDef is written, never by `import webflow`.
 """
@@ -20,6 +23,7 @@ from typing import Any
 from webflow.framework import dtypes
 from webflow.framework import graph as graph_module
 from webflow.io import tensor_proto
+from webflow.io.function_def import FunctionLibrary
 
 
 def op_defs() -> Any:
@@ -36,14 +40,17 @@ def graph_to_graph_def(graph: Any, from_version: int | None = None, add_shapes: 
     graph_def = graph_pb2.GraphDef()
     graph_def.versions.producer = op_defs().GRAPH_DEF_VERSION
     graph_def.versions.min_consumer = op_defs().GRAPH_DEF_VERSION_MIN_CONSUMER
+    library = FunctionLibrary(write_node_def, output_arg_names)
     for op in graph.get_operations():
         if from_version is None or op._id > from_version:
-            write_node_def(op, graph_def.node.add(), add_shapes)
+            write_node_def(op, graph_def.node.add(), add_shapes, library)
+    library.add_to(graph_def)
     return graph_def
 
 
-def write_node_def(op: Any, node: Any, add_shapes: bool = False) -> Any:
-    """Fills NodeDef `node` with Operation `op`."""
+def write_node_def(op: Any, node: Any, add_shapes: bool = False, library: Any = None) -> Any:
+    """Fills NodeDef `node` with Operation `op`; its FuncGraph attrs go to `library` (function_def.py) as
+    FunctionDefs (none: such an op cannot be written)."""
     if op.type not in op_defs().OP_DEFS:
         why = "it is webflow's own op type" if op.type in op_defs().WEBFLOW_ONLY else "TensorFlow has no such op type"
         raise ValueError(f"Cannot write op '{op.name}' of type {op.type} to a GraphDef: {why}.")
@@ -53,7 +60,7 @@ def write_node_def(op: Any, node: Any, add_shapes: bool = False) -> Any:
         node.device = op.device
     node.input.extend(input_name(t) for t in op.inputs)
     node.input.extend("^" + control.name for control in op.control_inputs)
-    for name, value in node_attrs(op).items():
+    for name, value in node_attrs(op, library).items():
         node.attr[name].CopyFrom(value)
     if add_shapes:
         shapes = node.attr["_output_shapes"].list
@@ -92,6 +99,15 @@ def split_arguments(args: tuple, tensors: list, attrs: dict) -> list:
     return groups
 
 
+def output_arg_names(op: Any) -> list[tuple[str, int]]:
+    """(OpDef output argument, index within it) of each of `op`'s outputs: how a FunctionDef names them."""
+    _, outputs, _ = op_defs().OP_DEFS[op.type]
+    names = []
+    for (arg_name, _), (_, tensors) in zip(outputs, split_arguments(outputs, list(op.outputs), op._attrs)):
+        names.extend((arg_name, index) for index in range(len(tensors)))
+    return names
+
+
 def _inferred(name: str, attr_type: str, groups: list) -> Any:
     """The value of attr `name` the op's arguments imply (None when they say nothing about it)."""
     for kind, tensors in groups:
@@ -124,14 +140,22 @@ def python_attrs(op: Any) -> dict:
     return result
 
 
-def node_attrs(op: Any) -> dict:
-    """{attr name: AttrValue message} of op `op`."""
+def node_attrs(op: Any, library: Any = None) -> dict:
+    """{attr name: AttrValue message} of op `op` (FuncGraph attrs named in FunctionLibrary `library`)."""
     _, _, declared = op_defs().OP_DEFS[op.type]
     values = python_attrs(op)
-    return {name: attr_value(values[name], attr_type, op) for name, attr_type, *_ in declared}
+    if op.type == "While":  # TensorFlow's While returns its captured inputs too (function_def.py)
+        values["output_shapes"] = list(values["output_shapes"]) + [t.shape for t in op.inputs[len(op.outputs):]]
+    return {name: attr_value(values[name], attr_type, op, library, _passed_through(op, name))
+            for name, attr_type, *_ in declared}
 
 
-def attr_value(value: Any, attr_type: str, op: Any = None) -> Any:
+def _passed_through(op: Any, attr_name: str) -> int:
+    """How many captured inputs a While body's FunctionDef must also return (0 for other functions)."""
+    return len(op.inputs) - len(op.outputs) if op.type == "While" and attr_name == "body" else 0
+
+
+def attr_value(value: Any, attr_type: str, op: Any = None, library: Any = None, pass_through: int = 0) -> Any:
     """An AttrValue message holding Python `value` as TensorFlow attr type `attr_type` ("int", "list(type)" ...)."""
     from webflow.protos import attr_value_pb2
 
@@ -157,10 +181,12 @@ def attr_value(value: Any, attr_type: str, op: Any = None) -> Any:
         message.shape.CopyFrom(tensor_proto.shape_proto(value))
     elif attr_type == "tensor":
         message.tensor.CopyFrom(_tensor(value, op))
+    elif attr_type == "func" and library is not None:
+        message.func.name = library.function_name(value, pass_through)
     elif attr_type == "func":
         raise ValueError(f"Cannot write op '{getattr(op, 'name', '?')}' ({getattr(op, 'type', '?')}) to a GraphDef: "
-                         "its traced sub-graphs (tf.cond, tf.while_loop, tf.function) would need a FunctionDef "
-                         "library, which webflow does not write yet.")
+                         "its traced sub-graphs (tf.cond, tf.while_loop, tf.function) need a FunctionDef "
+                         "library: write the whole graph (graph.as_graph_def()).")
     else:
         raise ValueError(f"Unknown attr type {attr_type}")
     return message

@@ -5,7 +5,8 @@ shape rule runs and its outputs get static shapes and dtypes. Nodes are added in
 come in any order) under the name scope `import/` (TensorFlow's default prefix; `name=""` for none), each with its
 exact name below it. The attrs a node carries are TensorFlow's; an op keeps those its webflow kernel takes
 (the keyword arguments of the kernel named in its stanza), so Conv2D keeps strides and padding while T, which
-webflow reads off the input tensors, is dropped.
+webflow reads off the input tensors, is dropped. A node's `func` attrs (If's branches, While's cond and body,
+PartitionedCall's f) become FuncGraphs built from the GraphDef's library (function_def_import.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from webflow.framework.graph import Operation
 from webflow.framework.tensor import Tensor
 from webflow.framework.tensor_shape import TensorShape
 from webflow.io import tensor_proto
+from webflow.io.function_def_import import FunctionBuilder, complete_attrs, op_type
 from webflow.io.graph_def import op_defs
 from webflow.ops.registry import OPS, apply_op
 
@@ -51,13 +53,16 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None, return_eleme
     graph_def = as_graph_def(graph_def)
     graph = context.get_default_graph()
     mapped = _checked_input_map(input_map, graph)
-    nodes = _inputs_first(graph_def)
+    for node in graph_def.node:
+        op_type(node)  # TF1 Switch/Merge control flow: a clear error before any cycle is met
+    functions = FunctionBuilder(graph_def.library, build_node, inputs_first)
+    nodes = inputs_first(graph_def)
     used: set = set()
     built: dict[str, Operation] = {}
     with graph.name_scope("import" if name is None else name) as prefix:
         for node in nodes:
             inputs, controls = _node_inputs(node, built, mapped, used)
-            built[node.name] = _build(node, prefix + node.name, inputs, controls)
+            built[node.name] = build_node(node, prefix + node.name, inputs, controls, functions)
     unused = sorted(set(mapped) - used)
     if unused:
         raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(unused)}]")
@@ -81,13 +86,14 @@ def _node_name(input_name: str) -> str:
     return input_name.lstrip("^").split(":")[0]
 
 
-def _inputs_first(graph_def: Any) -> list:
+def inputs_first(graph_def: Any, external: set | frozenset = frozenset()) -> list:
     """The nodes, each after the nodes it reads: the GraphDef's own order when it already is such an order (as
-    TensorFlow and webflow write them), else a depth-first one."""
+    TensorFlow and webflow write them), else a depth-first one. `external`: input names that are no node (a
+    FunctionDef's arguments)."""
     nodes = {node.name: node for node in graph_def.node}
     for node in graph_def.node:
         for source in node.input:
-            if _node_name(source) not in nodes:
+            if _node_name(source) not in nodes and source not in external:
                 raise ValueError(f"Node '{node.name}': Unknown input node '{_node_name(source)}'")
     order, done, active = [], set(), set()
     for first in graph_def.node:
@@ -107,7 +113,7 @@ def _inputs_first(graph_def: Any) -> list:
             active.add(node.name)
             stack.append((node, True))
             for source in reversed(node.input):
-                if _node_name(source) not in done:
+                if _node_name(source) not in done and source not in external:
                     stack.append((nodes[_node_name(source)], False))
     return order
 
@@ -136,12 +142,16 @@ def _node_inputs(node: Any, built: dict, mapped: dict, used: set) -> tuple[list,
     return inputs, controls
 
 
-def _build(node: Any, full_name: str, inputs: list, controls: list) -> Operation:
-    opdef = OPS.get(node.op)
+def build_node(node: Any, full_name: str, inputs: list, controls: list, functions: Any = None) -> Operation:
+    """The Operation for NodeDef `node` in the default graph, named `full_name`; its `func` attrs become FuncGraphs
+    built by `functions` (a function_def_import.FunctionBuilder)."""
+    webflow_type = op_type(node)
+    opdef = OPS.get(webflow_type)
     if opdef is None:
         raise ValueError(f"Op type not registered '{node.op}' in webflow (node '{node.name}').")
     try:
-        result = apply_op(node.op, inputs, webflow_attrs(node, opdef), name=full_name + "/")
+        attrs = complete_attrs(webflow_type, webflow_attrs(node, opdef, functions), inputs)
+        result = apply_op(webflow_type, inputs, attrs, name=full_name + "/")
     except (TypeError, ValueError) as error:
         raise ValueError(f"Cannot import node '{node.name}' ({node.op}): {error}") from error
     if isinstance(result, Operation):
@@ -183,23 +193,27 @@ def _inferred_attrs(op_type: str) -> set:
     return {name for name, attr_type, *_ in declared if attr_type in ("type", "list(type)") or name in counts}
 
 
-def webflow_attrs(node: Any, opdef: Any) -> dict:
-    """The attrs `apply_op` gets for `node`: TensorFlow's (defaults filled in) that the op's kernel takes."""
-    declared = {attr[0]: attr for attr in op_defs().OP_DEFS.get(node.op, ((), (), ()))[2]}
+def webflow_attrs(node: Any, opdef: Any, functions: Any = None) -> dict:
+    """The attrs `apply_op` gets for `node`: TensorFlow's (defaults filled in) that the op's kernel takes; a `func`
+    attr as a FuncGraph that `functions` builds from the GraphDef's library."""
+    webflow_type = op_type(node)
+    declared = {attr[0]: attr for attr in op_defs().OP_DEFS.get(webflow_type, ((), (), ()))[2]}
     values = {}
     for name, (_, attr_type, *default) in declared.items():
-        if name in node.attr:
+        if attr_type == "func" and name in node.attr and functions is not None:
+            values[name] = functions.func_graph(node.attr[name].func.name, context.get_default_graph())
+        elif name in node.attr:
             values[name] = python_value(node.attr[name], attr_type)
         elif default:
             values[name] = _python_default(default[0], attr_type)
     for name in node.attr:
         if name not in declared and not name.startswith("_"):
             values[name] = python_value(node.attr[name], None)
-    named, takes_any = _kernel_attr_names(node.op)
-    inferred = _inferred_attrs(node.op)
+    named, takes_any = _kernel_attr_names(webflow_type)
+    inferred = _inferred_attrs(webflow_type)
     result = {name: value for name, value in values.items()
               if name in named or (takes_any and name not in inferred)}
-    for name, source in _FROM_TENSORFLOW.get(node.op, {}).items():
+    for name, source in _FROM_TENSORFLOW.get(webflow_type, {}).items():
         if source in values:
             result[name] = values[source]
     return result
@@ -253,6 +267,6 @@ def python_value(message: Any, attr_type: str | None) -> Any:
     if field == "tensor":
         return tensor_proto.make_ndarray(message.tensor)
     if field == "func":
-        raise ValueError(f"function attr {message.func.name!r}: webflow does not import FunctionDef libraries "
-                         "(functional If/While/PartitionedCall nodes)")
+        raise ValueError(f"function attr {message.func.name!r}: import the whole GraphDef (tf.import_graph_def), "
+                         "whose library holds the function")
     raise ValueError(f"unsupported attr value ({field})")

@@ -8,7 +8,8 @@ shape, and its values in one of two ways (tensorflow/python/framework/tensor_uti
   `uint32_val`, `uint64_val`, `bool_val`, `string_val`, `half_val` (float16 bits as integers). Given fewer values
   than the shape holds, the reader repeats the last one: `make_tensor_proto(0.0, shape=[2, 3])` stores one float.
 
-Needs NumPy (a clear ImportError says so) and the `protobuf` package, both imported only when called.
+Needs the `protobuf` package, imported only when called, and NumPy (a clear ImportError says so), except
+`make_tensor_proto`, which without NumPy (Pyodide) makes the same proto in tensor_proto_portable.py.
 """
 
 from __future__ import annotations
@@ -34,9 +35,17 @@ def numpy_module() -> Any:
     try:
         import numpy
     except ImportError:
-        raise ImportError("TensorProto values (tf.make_tensor_proto, tf.make_ndarray, GraphDef constants) need "
-                          "NumPy, which is not installed: pip install numpy") from None
+        raise ImportError("TensorProto values as arrays (tf.make_ndarray, imported GraphDef constants, float16) "
+                          "need NumPy, which is not installed: pip install numpy") from None
     return numpy
+
+
+def _have_numpy() -> bool:
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _tensor_pb2() -> Any:
@@ -151,6 +160,11 @@ def make_tensor_proto(values: Any, dtype: Any = None, shape: Any = None, verify_
         dtype = dtypes.as_dtype(dtype).base_dtype
         if dtype.name not in _VALUE_FIELDS:
             raise TypeError(f"Element type not supported in TensorProto: {dtype.name}.")
+    if not _have_numpy():  # Pyodide: the same proto from a CArray or Python values (tensor_proto_portable.py)
+        from webflow.io import tensor_proto, tensor_proto_portable
+
+        return tensor_proto_portable.make_tensor_proto(values, dtype, shape, verify_shape, allow_broadcast,
+                                                       tensor_proto)
     array = _as_array(values, dtype, shape)
     array_dtype = dtypes.as_dtype(array.dtype)
     if dtype is not None and dtype is not array_dtype:

@@ -74,8 +74,11 @@ def attr_text(value: Any) -> str:
 def _array_text(value: Any) -> str:
     size = getattr(value, "size", None)
     dtype = dtype_text(value.dtype)
+    dtype = "string" if dtype == "object" else dtype  # a string Const holds a NumPy object array of bytes
     if size is not None and size <= MAX_VALUE_ELEMENTS and hasattr(value, "tolist"):
-        return f"{value.tolist()!r} {dtype}"
+        text = repr(value.tolist())
+        text = text if len(text) <= 80 else text[:77] + "..."  # (long string constants: vocabularies, text)
+        return f"{text} {dtype}"
     return f"<{shape_text(value_shape(value))} {dtype}>"
 
 

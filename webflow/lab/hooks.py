@@ -1,8 +1,10 @@
 """`enable()`: explanations appear by themselves when an op fails.
 
 - In IPython / Jupyter: a custom exception handler for ValueError, TypeError and tf.errors.OpError that
-  shows the usual traceback, then displays the graph document with its `error` section (the failing
-  node highlighted) and the explanation text.
+  shows ONE output for an error a webflow op raised: the graph document with its `error` section (the
+  learner's frames as `Cell In[3], line 3`, engine frames folded, the failing node highlighted), whose
+  text/plain fallback is the traceback without engine frames plus the explanation. Other errors get IPython's
+  usual traceback. `%debug` still steps through every frame (sys.last_traceback is the full one).
 - In a plain terminal: a `sys.excepthook` that prints the usual traceback, then the explanation.
 `%load_ext webflow.lab` calls enable(). The exceptions themselves are never changed or wrapped.
 """
@@ -13,6 +15,7 @@ import sys
 from typing import Any
 
 from webflow.framework.errors import OpError
+from webflow.lab.error_frames import learner_traceback
 from webflow.lab.shape_errors import explain
 
 HANDLED = (ValueError, TypeError, OpError)
@@ -64,17 +67,31 @@ def _ipython_handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_
         return shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
     _STATE["inside"] = True
     try:
-        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
         explanation = explain(value)
-        if explanation.found:
-            from IPython.display import display
+        if not explanation.found:
+            shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+            return None
+        from IPython.display import display
 
-            display(explanation._repr_mimebundle_(), raw=True)
+        sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb  # for %debug, as showtraceback does
+        if hasattr(sys, "last_exc"):
+            sys.last_exc = value
+        display(notebook_bundle(explanation), raw=True)
     except Exception as error:  # never lose the traceback because of the explanation
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
         print(f"(webflow.lab could not explain this error: {error!r})", file=sys.stderr)
     finally:
         _STATE["inside"] = False
     return None
 
 
-__all__ = ["enable", "disable", "HANDLED"]
+def notebook_bundle(explanation: Any) -> dict:
+    """The one output of a failed op: the graph document (its panel) and, as text, the learner's traceback with
+    the one explanation under it."""
+    bundle = dict(explanation._repr_mimebundle_())
+    summary = explanation.document["error"].get("summary") if explanation.document else ""
+    bundle["text/plain"] = learner_traceback(explanation.exception) + ("\n" + summary if summary else "")
+    return bundle
+
+
+__all__ = ["enable", "disable", "notebook_bundle", "HANDLED"]

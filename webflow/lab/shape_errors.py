@@ -22,16 +22,14 @@ from __future__ import annotations
 
 import os
 import re
-import sysconfig
 from typing import Any
 
 from webflow.framework.errors import OpError
 from webflow.framework.tensor import TensorBase
-from webflow.lab import source_spans
+from webflow.lab import error_frames, source_spans
 from webflow.lab.formatting import dtype_text, shape_text, value_shape
 
 _WEBFLOW_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_STDLIB_DIR = sysconfig.get_paths()["stdlib"] + os.sep
 _REGISTRY_FILE = os.path.join(_WEBFLOW_DIR, "ops", "registry.py")
 _EXECUTOR_FILE = os.path.join(_WEBFLOW_DIR, "runtime", "executor.py")
 BROADCASTING = {"AddV2", "Add", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Maximum", "Minimum", "Pow",
@@ -139,13 +137,9 @@ class _ShapeOnly:
 
 
 def user_frame(exc: BaseException) -> tuple[Any, int, int] | None:
-    """(frame, lasti, lineno) of the innermost frame outside webflow and the standard library: the learner's line."""
-    for frame, lasti, lineno in reversed(_frames(exc)):
-        file = os.path.abspath(frame.f_code.co_filename)
-        in_stdlib = file.startswith(_STDLIB_DIR) and "-packages" not in file  # (site-/dist-packages is not)
-        if not file.startswith(_WEBFLOW_DIR) and not in_stdlib:
-            return frame, lasti, lineno
-    return None
+    """(frame, lasti, lineno) of the innermost frame outside webflow and the standard library (Pyodide's zipped
+    one too: a `with` block's error passes through contextlib): the learner's line."""
+    return error_frames.user_frame_of(_frames(exc))
 
 
 # --- the explanation ---------------------------------------------------------------------------------------
@@ -178,7 +172,7 @@ class Explanation:
         lines = [f"webflow: the {failed.op_type} op{name} {what} ({_kind(exc)})"]
         if self.source is not None:
             built = " (where the op was built)" if failed.phase == "run" else ""
-            lines.append(f'  File "{self.source["file"]}", line {self.source["line"]}, in '
+            lines.append(f'  {error_frames.where(self.source["file"], self.source["line"])}, in '
                          f'{self.source.get("function") or "?"}{built}')
             lines += ["    " + line for line in marked_code(self.source["code"], self.operands)]
         if self.cause:
@@ -193,6 +187,10 @@ class Explanation:
         failed, exc = self.failed, self.exception
         name = failed.op_name or failed.op_type
         error = {"node": name, "type": type(exc).__name__, "message": str(exc), "explanation": self.text,
+                 "summary": "\n".join(line for line in (self.cause, self.detail) if line),
+                 "where": error_frames.where(self.source["file"], self.source["line"])
+                 if self.source and self.source.get("file") else None,
+                 "frames": error_frames.traceback_frames(exc),
                  "phase": failed.phase, "source": self.source,
                  "operands": [{k: v for k, v in o.items() if k != "dims"} for o in self.operands]}
         title = f"{failed.op_type} '{name}' {'failed' if failed.phase != 'build' else 'could not be built'}"
@@ -315,10 +313,21 @@ def _operands(located: Any, failed: FailedOp, frame: Any) -> list[dict]:
             shape = operand_shape(value)
         if index is None and shape is None:
             continue
-        result.append({"text": operand.text, "shape": None if shape is None else shape_text(shape),
+        result.append({"text": operand.text, "name": short_name(operand.text, index, input_names),
+                       "shape": None if shape is None else shape_text(shape),
                        "dtype": dtype, "start": operand.start, "end": operand.end, "input_index": index,
                        "dims": shape})
     return result
+
+
+def short_name(text: str, index: int | None, input_names: list) -> str:
+    """What the explanation calls an operand: its own text when short (`w`, `weights["w"]`), else the op's input name
+    (`a`, `x`), so that `tf.constant([[1., 2.], ...])` is not repeated whole in every sentence."""
+    if len(text) <= 16 and "\n" not in text:
+        return text
+    if index is not None and index < len(input_names):
+        return input_names[index]
+    return f"input {index}" if index is not None else "an operand"
 
 
 def _cause(located: Any, operands: list, exc: BaseException) -> str | None:
@@ -329,7 +338,7 @@ def _cause(located: Any, operands: list, exc: BaseException) -> str | None:
 
     def part(o: dict) -> str:
         described = o["dtype"] if word == "w/dtype" else o["shape"]
-        return f"{noun} {o['text']} {word} {described}"
+        return f"{noun} {o.get('name', o['text'])} {word} {described}"
 
     parts = [part(o) for o in operands]
     joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
@@ -340,7 +349,8 @@ def _detail(failed: FailedOp, operands: list) -> str | None:
     """Which dimension disagrees, for broadcasting ops and MatMul."""
     by_index = {o["input_index"]: o for o in operands if o["input_index"] is not None}
     shapes = [failed.input_shape(i) for i in range(min(len(failed.inputs), 2))]
-    names = [by_index[i]["text"] if i in by_index else f"input {i}" for i in range(len(shapes))]
+    names = [by_index[i].get("name", by_index[i]["text"]) if i in by_index else f"input {i}"
+             for i in range(len(shapes))]
     if len(shapes) < 2 or shapes[0] is None or shapes[1] is None:
         return None
     a, b = shapes

@@ -27,3 +27,7 @@ from webflow.ops.conv_ops import conv2d_backprop_filter, conv2d_backprop_input
 from webflow.ops.conv_ops import conv2d_transpose_v1 as conv2d_transpose
 from webflow.ops.conv_ops import conv2d_v1 as conv2d
 from webflow.ops.conv_ops import convolution_v1 as convolution
+
+# --- recurrent networks (nn/rnn_cell.py, nn/rnn.py): TF1's tf.nn.rnn_cell, static_rnn, dynamic_rnn ---
+from webflow.nn import rnn_cell
+from webflow.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn

@@ -219,23 +219,38 @@ def _filled(shape_value: Any, value: Any, dtype: Any, name: str) -> Any:
     from webflow.ops.constants import constant
 
     dtype = dtypes.as_dtype(dtype).base_dtype
+    if dtype is dtypes.string and value == 0:
+        value = b""  # tf.zeros of strings: empty strings
     shape_value = _shape_argument(shape_value)
     known = shape_value if isinstance(shape_value, (list, tuple)) and not any(
         hasattr(d, "dtype") for d in shape_value) else \
         constant_value(shape_value) if hasattr(shape_value, "dtype") else None
-    if known is not None:
-        return constant(backend_values.full([int(d) for d in backend_values.flat_list(known)], value, dtype), name=name)
     graph = None if context.executing_eagerly() else context.get_default_graph()
+    if known is not None:
+        dims = [int(d) for d in backend_values.flat_list(known)]
+        if graph is None or _element_count(dims) < 1000:
+            return constant(backend_values.full(dims, value, dtype), name=name)
     if graph is None:
         return fill(shape_value, constant(value, dtype=dtype), name=name)
     with graph.name_scope(name) as scope:
-        return fill(shape_value, constant(value, dtype=dtype, name=f"{name}/Const".split("/")[-1]), name=scope)
+        if known is not None:
+            # TF makes a Fill of a big static shape rather than a Const, so that a GraphDef (and a .meta or a
+            # SavedModel) does not carry a million zeros: Fill(zeros/shape_as_tensor, zeros/Const)
+            shape_value = constant(backend_values.vector(dims, dtypes.int32), name="shape_as_tensor")
+        return fill(shape_value, constant(value, dtype=dtype, name="Const"), name=scope)
+
+
+def _element_count(dims: list) -> int:
+    count = 1
+    for dim in dims:
+        count *= dim
+    return count
 
 
 @register_op("ZerosLike", "ZerosLike", inputs=("x",), shape=same_as_input, portable=shape_kernels.zeros_like)
 def zeros_like_kernel(x: Any) -> Any:
-    """y = 0 with x's shape and dtype."""
-    return np.zeros_like(x)
+    """y = 0 with x's shape and dtype (a string tensor's zero is b"")."""
+    return np.full(np.shape(x), b"", dtype=object) if x.dtype == object else np.zeros_like(x)
 
 
 @register_op("OnesLike", "OnesLike", inputs=("x",), shape=same_as_input, portable=shape_kernels.ones_like)

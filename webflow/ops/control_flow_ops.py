@@ -208,8 +208,9 @@ def cond(pred: Any, true_fn: Any = None, false_fn: Any = None, strict: bool = Fa
             raise ValueError(f"Shape must be rank 0 but is rank {pred.shape.rank} for 'cond' (pred {pred.name})"
                              if pred.dtype.base_dtype.name == "bool" else
                              f"pred must be a bool tensor, got {pred.dtype.base_dtype.name} ({pred.name})")
-        then_graph, then_result = _trace(true_fn, "cond_true")
-        else_graph, else_result = _trace(false_fn, "cond_false")
+        templates: list = []  # a branch's TensorArrays leave it as their flows (tensor_array.to_flows)
+        then_graph, then_result = _trace(_returning_flows(true_fn, templates), "cond_true")
+        else_graph, else_result = _trace(_returning_flows(false_fn, templates), "cond_false")
         _check_branches(then_graph, then_result, else_graph, else_result)
         inputs = _align_captures([then_graph, else_graph], 0)
         outputs = apply_op("If", [pred] + inputs, {
@@ -221,7 +222,27 @@ def cond(pred: Any, true_fn: Any = None, false_fn: Any = None, strict: bool = Fa
         operation = tensors[0].op if tensors else outputs  # branches with no tensors: the If op itself
         merged = [array_ops.identity(t, name="Merge") for t in tensors]
     result = _leaves_as_results(then_result, merged, operation)
+    if templates and any(t is not None for t in templates[0]):
+        from webflow.ops import tensor_array
+
+        result = pack_sequence_as(result, tensor_array.from_flows(templates[0], flatten(result)))
     return result if strict else _unpack_singleton(result)
+
+
+def _returning_flows(function: Any, templates: list) -> Any:
+    """`function` with each TensorArray it returns replaced by the array's flow tensor (as TensorFlow's cond
+    passes arrays); the first branch's arrays are kept in `templates` to rebuild the result."""
+    from webflow.ops import tensor_array
+
+    def wrapped() -> Any:
+        result = function()
+        leaves = flatten(result)
+        if not any(isinstance(leaf, tensor_array.TensorArray) for leaf in leaves):
+            templates.append([None] * len(leaves))
+            return result
+        templates.append(leaves)
+        return pack_sequence_as(result, tensor_array.to_flows(leaves))
+    return wrapped
 
 
 def _unpack_singleton(result: Any) -> Any:

@@ -13,8 +13,7 @@ from typing import Any
 from webflow.backends.arrays import carray as c_array
 from webflow.backends.arrays import values
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, dtype_of, np
-from webflow.framework import context, dtypes
-from webflow.framework import sparse_tensor
+from webflow.framework import context, dtypes, sparse_tensor
 from webflow.framework.indexed_slices import set_constant_value
 from webflow.framework.tensor import EagerTensor, Tensor, TensorBase
 
@@ -71,18 +70,33 @@ def to_numpy(value: Any, dtype: Any = None) -> Any:
             return array.astype(np.int64)
         return array.astype(np.int32)
     if kind in "US":
-        return _strings_to_object(array)
+        if not isinstance(value, (str, bytes)) and _has_numbers(value):  # ['a', 1]: NumPy made it all text
+            raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
+        # bytes again as objects: NumPy's fixed-width "S" type drops trailing zero bytes (a serialized Example's)
+        return _strings_to_object(np.asarray(value, dtype=object) if kind == "S" else array)
     if kind == "O":
         if array.ndim and array.dtype == object and any(isinstance(v, (list, tuple)) for v in array.flat):
             raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {value!r}")
         if all(isinstance(v, (str, bytes)) for v in array.flat):
             return _strings_to_object(array)
+        if any(isinstance(v, (str, bytes)) for v in array.flat):
+            raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
         raise TypeError(f"Failed to convert elements of {value!r} to Tensor.")
     return array
 
 
+def _has_numbers(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_has_numbers(v) for v in value)
+    return isinstance(value, (bool, int, float))
+
+
 def _strings_to_object(array: Any) -> Any:
-    flat = [v.encode() if isinstance(v, str) else bytes(v) for v in array.reshape(-1).tolist()]
+    flat = array.reshape(-1).tolist()
+    wrong = next((v for v in flat if not isinstance(v, (str, bytes))), None)
+    if wrong is not None:  # tf.constant(1, dtype=tf.string)
+        raise TypeError(f"Cannot convert {wrong!r} to EagerTensor of dtype string")
+    flat = [v.encode() if isinstance(v, str) else v for v in flat]
     result = np.empty(len(flat), dtype=object)
     result[:] = flat
     return result.reshape(array.shape)

@@ -15,10 +15,14 @@ traced functions alike.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from webflow.backends.arrays import values as backend_values
+from webflow.framework import context, random_generators
 from webflow.framework.func_graph import FuncGraph
 from webflow.ops.registry import apply_op, output_spec, register_op
 
@@ -73,6 +77,24 @@ def if_kernel(context: Any, pred: Any, *inputs: Any, then_branch: Any, else_bran
 
 
 # --- While ---------------------------------------------------------------------------------------------
+_REPLAY = threading.local()
+
+
+@contextlib.contextmanager
+def replay() -> Any:
+    """While the While gradient runs a loop's ops a second time (ops/tensor_array_state.py reads this)."""
+    _REPLAY.depth = getattr(_REPLAY, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _REPLAY.depth -= 1
+
+
+def replaying() -> bool:
+    """True while a loop's ops are being run again for its gradient."""
+    return getattr(_REPLAY, "depth", 0) > 0
+
+
 def _loop_is_running(cond: Any, values: list, resources: dict, session: Any) -> bool:
     return bool(run_func_graph(cond, values, resources, session)[0])
 
@@ -84,9 +106,38 @@ def while_kernel(context: Any, *inputs: Any, cond: Any, body: Any, Tout: list, o
     count = len(body.outputs)
     values, captured = list(inputs), list(inputs[count:])
     resources, session = context.resources, _session_of(context)
+    steps_draws = [] if back_prop and _draws_random(body) else None
     while _loop_is_running(cond, values, resources, session):
-        values = run_func_graph(body, values, resources, session) + captured
+        if steps_draws is None:
+            values = run_func_graph(body, values, resources, session) + captured
+            continue
+        with random_generators.recording_draws() as draws:  # for the gradient's replay of this step
+            values = run_func_graph(body, values, resources, session) + captured
+        steps_draws.append(draws)
+    if steps_draws is not None:
+        resources[_draws_key(body)] = steps_draws
     return kernel_result(values[:count])
+
+
+def _draws_key(body: Any) -> tuple:
+    return ("while_step_draws", id(body))
+
+
+def _draws_random(graph: Any) -> bool:
+    """Whether running `graph` runs a random op (directly or in a sub-graph of its ops). Cached per graph."""
+    found = getattr(graph, "_draws_random", None)
+    if found is None:
+        found = any(op.type in random_generators.RANDOM_OP_TYPES
+                    or any(isinstance(v, FuncGraph) and _draws_random(v) for v in op._attrs.values())
+                    for op in graph.get_operations())
+        graph._draws_random = found
+    return found
+
+
+def _step_draws(resources: dict, body: Any, step: int) -> Any:
+    """Step `step`'s recorded random draws of the forward loop over `body` in this run (None: nothing to fix)."""
+    steps = resources.get(_draws_key(body))
+    return steps[step] if steps is not None and step < len(steps) else None
 
 
 @register_op("WhileGrad", "WhileGrad", inputs=("*input",), shape=_declared_outputs, needs_context=True)
@@ -96,16 +147,24 @@ def while_grad_kernel(context: Any, *inputs: Any, cond: Any, body: Any, body_gra
 
     Gradients for captured tensors (weights, variables read in the body) add up over iterations.
     """
+    with replay():  # the loop's ops run again: stateful kernels (TensorArrays) must not see it as a new run
+        return _replay_and_differentiate(context, list(inputs), body, body_grad, cond, wanted)
+
+
+def _replay_and_differentiate(context: Any, inputs: list, body: Any, body_grad: Any, cond: Any, wanted: tuple) -> Any:
     count = len(body.outputs)
     forward, grads = list(inputs[:len(body.inputs)]), list(inputs[len(body.inputs):])
     resources, session = context.resources, _session_of(context)
     history, values, captured = [], forward, forward[count:]
     while _loop_is_running(cond, values, resources, session):
         history.append(values)
-        values = run_func_graph(body, values, resources, session) + captured
+        with random_generators.fixed_draws(_step_draws(resources, body, len(history) - 1)):
+            values = run_func_graph(body, values, resources, session) + captured
     totals: dict[int, Any] = {}
-    for values in reversed(history):
-        step = dict(zip(wanted, run_func_graph(body_grad, values + grads, resources, session)))
+    for index in reversed(range(len(history))):
+        values = history[index]
+        with random_generators.fixed_draws(_step_draws(resources, body, index)):
+            step = dict(zip(wanted, run_func_graph(body_grad, values + grads, resources, session)))
         grads = [step.get(i, backend_values.zeros_like(g)) for i, g in enumerate(grads)]
         for i in wanted:
             if i >= count:
@@ -130,8 +189,18 @@ register_op("StatefulPartitionedCall", "StatefulPartitionedCall", inputs=("*args
             needs_context=True, stateful=True)(call_kernel)
 
 
+# Called with a traced function's graph the first time it runs eagerly (when TensorFlow would instantiate it):
+# tf.summary.trace_on's recorder (summary/trace.py) adds itself here while a trace is on.
+FIRST_RUN_LISTENERS: list[Callable[[Any], None]] = []
+_RAN_EAGERLY: weakref.WeakSet = weakref.WeakSet()
+
+
 def call_function(graph: Any, inputs: list, name: str | None = None) -> list:
     """Applies the traced function `graph` to `inputs` (its arguments, then its captured tensors)."""
+    if context.executing_eagerly() and graph not in _RAN_EAGERLY:
+        _RAN_EAGERLY.add(graph)
+        for listener in list(FIRST_RUN_LISTENERS):
+            listener(graph)
     op_type = "StatefulPartitionedCall" if graph.stateful_ops else "PartitionedCall"
     result = apply_op(op_type, inputs, {"f": graph, "Tout": [t.dtype.base_dtype for t in graph.outputs],
                                         "output_shapes": [t.shape for t in graph.outputs]}, name=name)

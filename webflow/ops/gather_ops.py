@@ -59,7 +59,8 @@ def _gather_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(dims[:axis] + indices.shape.as_tuple() + dims[axis + 1:], dtype)
 
 
-@register_op("GatherV2", "GatherV2", inputs=("params", "indices", "axis"), shape=_gather_shape, c=c_gather.gather)
+@register_op("GatherV2", "GatherV2", inputs=("params", "indices", "axis"), shape=_gather_shape, c=c_gather.gather,
+             portable=math_kernels.gather)
 def gather_kernel(params: Any, indices: Any, axis: Any, *, batch_dims: int = 0) -> Any:
     """y[a..., i..., b...] = params[a..., indices[i...], b...] (indices along `axis`)."""
     axis = int(axis) % np.ndim(params)

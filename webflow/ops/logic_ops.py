@@ -51,14 +51,15 @@ def _equality(x: Any, y: Any, compare: Any, incompatible_shape_error: bool, if_i
     return np.asarray(compare(x, y), dtype=bool)
 
 
-@register_op("Equal", "Equal", inputs=("x", "y"), shape=_equality_shape, same_dtype=(0, 1), c=c_compare.equal)
+@register_op("Equal", "Equal", inputs=("x", "y"), shape=_equality_shape, same_dtype=(0, 1), c=c_compare.equal,
+             portable=array_kernels.equal)
 def equal_kernel(x: Any, y: Any, *, incompatible_shape_error: bool = True) -> Any:
     """z = (x == y) elementwise (broadcasting)."""
     return _equality(x, y, np.equal, incompatible_shape_error, False)
 
 
 @register_op("NotEqual", "NotEqual", inputs=("x", "y"), shape=_equality_shape, same_dtype=(0, 1),
-             c=c_compare.not_equal)
+             c=c_compare.not_equal, portable=array_kernels.not_equal)
 def not_equal_kernel(x: Any, y: Any, *, incompatible_shape_error: bool = True) -> Any:
     """z = (x != y) elementwise (broadcasting)."""
     return _equality(x, y, np.not_equal, incompatible_shape_error, True)
@@ -243,7 +244,7 @@ def _select_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("Select", "Select", inputs=("condition", "t", "e"), shape=_select_shape, same_dtype=(1, 2),
-             c=c_compare.select)
+             c=c_compare.select, portable=array_kernels.select)
 def select_kernel(cond: Any, t: Any, e: Any) -> Any:
     """out = t where cond else e; a vector cond picks whole rows (first dimension) of t or e."""
     cond = cond.reshape(select_condition_shape(cond.shape, t.shape, e.shape))
@@ -270,7 +271,7 @@ def _select_v2_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("SelectV2", "SelectV2", inputs=("condition", "t", "e"), shape=_select_v2_shape, same_dtype=(1, 2),
-             c=c_compare.select_v2)
+             c=c_compare.select_v2, portable=array_kernels.select_v2)
 def select_v2_kernel(cond: Any, t: Any, e: Any) -> Any:
     """out = t where cond else e, all three broadcasting."""
     return np.asarray(np.where(cond.astype(bool), t, e))

@@ -15,8 +15,9 @@ from typing import Any
 from webflow.backends.arrays.numpy_arrays import np
 from webflow.backends.c import cast as c_cast
 from webflow.backends.c import elementwise as c_elementwise
-from webflow.backends.portable import shape_kernels
+from webflow.backends.portable import array_kernels, shape_kernels
 from webflow.framework import dtypes
+from webflow.framework.errors import UnimplementedError
 from webflow.framework.indexed_slices import IndexedSlices
 from webflow.framework.tensor import OPERATORS
 from webflow.ops import array_ops
@@ -31,10 +32,18 @@ FLOATS = dtypes.FLOATING
 
 
 # --- AddV2 ------------------------------------------------------------------------------------------
-@register_op("AddV2", "Add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=c_elementwise.add)
+@register_op("AddV2", "Add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=c_elementwise.add,
+             portable=array_kernels.add_strings)
 def add_kernel(x: Any, y: Any) -> Any:
-    """z = x + y (broadcasting)."""
-    return np.add(x, y)
+    """z = x + y (broadcasting; strings are concatenated)."""
+    z = np.add(x, y)
+    return z if hasattr(z, "dtype") else np.array(z, dtype=object)  # (two 0-d string arrays give bare bytes)
+
+
+# TensorFlow's older Add: the same sum, but it also takes strings (AddV2's T excludes them), so `tf.add` and `+`
+# make an Add for string operands and an AddV2 otherwise, as TensorFlow's math_ops.add does
+register_op("Add", "Add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1),
+            portable=array_kernels.add_strings)(add_kernel)
 
 
 @register_gradient("AddV2")
@@ -44,8 +53,20 @@ def _add_grad(op: Any, grad: Any) -> list:
     return [unbroadcast(grad, x), unbroadcast(grad, y)]
 
 
+register_gradient("Add")(_add_grad)
+
+
 def add(x: Any, y: Any, name: str | None = None) -> Any:
-    return apply_op("AddV2", [x, y], name=name)
+    return apply_op("Add" if _is_string(x) or _is_string(y) else "AddV2", [x, y], name=name)
+
+
+def _is_string(value: Any) -> bool:
+    """A string tensor, or Python text that would convert to one."""
+    if isinstance(value, (str, bytes)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return bool(value) and _is_string(value[0])
+    return getattr(value, "dtype", None) is dtypes.string
 
 
 # --- Sub --------------------------------------------------------------------------------------------
@@ -175,6 +196,8 @@ def _cast_shape(inputs: list, attrs: dict) -> tuple:
 @register_op("Cast", "Cast", inputs=("x",), shape=_cast_shape, c=c_cast.cast)
 def cast_kernel(x: Any, *, SrcT: Any, DstT: Any, Truncate: bool = False) -> Any:  # noqa: N803
     """y = x converted to DstT (floats to ints truncate toward zero, as C does)."""
+    if (SrcT.base_dtype is dtypes.string) is not (DstT.base_dtype is dtypes.string):  # (tf.strings.to_number)
+        raise UnimplementedError(None, None, f"Cast {SrcT.base_dtype.name} to {DstT.base_dtype.name} is not supported")
     return np.asarray(x).astype(DstT.as_numpy_dtype)
 
 

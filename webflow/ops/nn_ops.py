@@ -17,6 +17,7 @@ from webflow.backends.c import softmax as c_softmax
 from webflow.backends.portable import shape_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
+from webflow.framework.run_time_messages import bias_count_message
 from webflow.framework.tensor import Tensor
 from webflow.ops import array_ops, broadcast_ops, manip_ops, math_ops, sum_mean_ops
 from webflow.ops.convert import constant_value, convert_to_tensor
@@ -194,8 +195,7 @@ def _bias_shape_for(value_ndim: int, channels: int, data_format: str) -> tuple:
 def bias_add_kernel(value: Any, bias: Any, *, data_format: str = "NHWC") -> Any:
     """y[..., c, ...] = value[..., c, ...] + bias[c]  (c = last axis, or axis 1 for NC.. formats)."""
     if bias.shape[0] != value.shape[_channel_axis(data_format, value.ndim)]:
-        raise InvalidArgumentError(None, None, "Must provide as many biases as the channel dimension of the input "
-                                               f"tensor: {list(bias.shape)} vs. {list(value.shape)}")
+        raise InvalidArgumentError(None, None, bias_count_message(bias.shape, value.shape))
     return np.add(value, bias.reshape(_bias_shape_for(value.ndim, bias.shape[0], data_format)))
 
 

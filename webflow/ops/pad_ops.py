@@ -54,6 +54,10 @@ def _pairs(paddings: Any) -> list:
 @register_op("Pad", "Pad", inputs=("input", "paddings"), shape=_pad_shape, portable=array_kernels.pad)
 def pad_kernel(x: Any, paddings: Any) -> Any:
     """y = x with paddings[i] = (before, after) zeros added on each side of axis i."""
+    if x.dtype == object:  # strings pad with b"" (np.pad would write NumPy's own bytes_ scalars)
+        out = np.full(tuple(d + b + a for d, (b, a) in zip(x.shape, _pairs(paddings))), b"", dtype=object)
+        out[tuple(slice(b, b + d) for d, (b, _) in zip(x.shape, _pairs(paddings)))] = x
+        return out
     return np.pad(x, _pairs(paddings))
 
 

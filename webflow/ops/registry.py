@@ -25,6 +25,7 @@ from webflow.backends import selection
 from webflow.backends.arrays.numpy_arrays import dtype_of
 from webflow.framework import context, dtypes
 from webflow.framework.errors import InvalidArgumentError, ShapeError
+from webflow.framework.run_time_messages import tensorflow_message
 from webflow.framework.tensor import EagerTensor, Tensor, TensorBase
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops.convert import convert_inputs, install_apply_op
@@ -249,6 +250,9 @@ def eager_kernel_error(opdef: OpDef, tensors: list, attrs: dict, error: Exceptio
     """An InvalidArgumentError naming the op and input shapes (the shape rule's message if it objects)."""
     if isinstance(error, InvalidArgumentError):
         return error
+    message = tensorflow_message(opdef.type, opdef.shape, [t._value for t in tensors], attrs)
+    if message is not None:  # TensorFlow's words for these inputs (framework/run_time_messages.py)
+        return InvalidArgumentError(None, None, f"{message} [Op:{opdef.type}]")
     try:
         opdef.shape(tensors, attrs)
         detail = f"{type(error).__name__}: {error}"

@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 from webflow.backends.arrays import values as backend_values
-from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.framework import context, dtypes
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError
 from webflow.framework.graph import GraphKeys
@@ -117,6 +117,11 @@ class RefVariable(_VariableOperators):
                  variable_def: Any = None, dtype: Any = None, expected_shape: Any = None, import_scope: Any = None,
                  constraint: Any = None, synchronization: Any = None, aggregation: Any = None,
                  shape: Any = None):
+        if variable_def is not None:   # rebuilt over ops a graph already holds (import_meta_graph)
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         self._trainable = True if trainable is None else bool(trainable)
@@ -144,6 +149,43 @@ class RefVariable(_VariableOperators):
             self._snapshot = array_ops.identity(self._variable, name="read")
         _add_to_collections(graph, self, collections, self._trainable)
         self._save_slice_info = None
+
+    def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
+        """The variable whose ops a VariableDef names (a message or its bytes), in the default graph, each name
+        under `import_scope/` when given; nothing is added to the graph or to a collection (as TensorFlow)."""
+        from webflow.protos import variable_pb2
+
+        if not isinstance(variable_def, variable_pb2.VariableDef):
+            data = variable_def if isinstance(variable_def, bytes) else variable_def.SerializeToString()
+            variable_def = variable_pb2.VariableDef.FromString(data)
+        graph = self._graph = context.get_default_graph()
+
+        def element(name: str) -> Any:
+            return graph.as_graph_element(f"{import_scope}/{name}" if import_scope else name)
+
+        self._variable = element(variable_def.variable_name)
+        self._initializer_op = element(variable_def.initializer_name)
+        self._snapshot = element(variable_def.snapshot_name)
+        self._initial_value = element(variable_def.initial_value_name) if variable_def.initial_value_name else None
+        self._trainable = variable_def.trainable
+        self._constraint = None
+        self._save_slice_info = None
+
+    def to_proto(self, export_scope: str | None = None) -> Any:
+        """This variable's VariableDef (webflow/protos/variable.proto), names relative to `export_scope`."""
+        from webflow.protos import variable_pb2
+
+        def relative(name: str) -> str:
+            return name[len(export_scope) + 1:] if export_scope and name.startswith(export_scope + "/") else name
+
+        return variable_pb2.VariableDef(
+            variable_name=relative(self._variable.name), initializer_name=relative(self._initializer_op.name),
+            snapshot_name=relative(self._snapshot.name), trainable=self._trainable,
+            initial_value_name=relative(self._initial_value.name) if self._initial_value is not None else "")
+
+    @staticmethod
+    def from_proto(variable_def: Any, import_scope: str | None = None) -> RefVariable:
+        return RefVariable(variable_def=variable_def, import_scope=import_scope)
 
     # --- what it is ----------------------------------------------------------------------------
     @property
@@ -248,7 +290,10 @@ class RefVariable(_VariableOperators):
 
 
 def Session_feed(variable: Any, value: Any) -> Any:  # noqa: N802 - reads like the TF call it replaces
-    array = np.asarray(value, dtype=variable.dtype.base_dtype.as_numpy_dtype)
+    if not HAVE_NUMPY:  # Pyodide: a CArray of the variable's dtype (Saver.restore loads these)
+        array = backend_values.array(value, variable.dtype.base_dtype)
+    else:
+        array = np.asarray(value, dtype=variable.dtype.base_dtype.as_numpy_dtype)
     if not variable.shape.is_compatible_with(array.shape):
         raise ValueError(f"Cannot load value of shape {array.shape} into variable {variable.name} "
                          f"of shape {variable.shape}")

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from webflow.backends.arrays import string_values
 from webflow.backends.arrays.numpy_arrays import np
 from webflow.backends.numpy import summaries
 from webflow.framework import context, dtypes
@@ -74,18 +75,19 @@ def tensor_proto(value: Any) -> Any:
 # --- ScalarSummary -------------------------------------------------------------------------------------------
 @register_op("ScalarSummary", "ScalarSummary", inputs=("tags", "values"), shape=_summary_shape)
 def scalar_summary_kernel(tags: Any, values: Any, T: Any = None) -> Any:  # noqa: N803 - TensorFlow's attr name
-    """A Summary with one value per element: tag = tags[i], simple_value = float32(values[i])."""
+    """A Summary with one value per element: tag = tags[i], simple_value = float32(values[i]).
+    Written on string_values' helpers, so it runs as it is where NumPy is missing (Pyodide's CArrays)."""
     from webflow.protos import summary_pb2
 
-    tags, values = np.asarray(tags), np.asarray(values)
-    if tags.shape != values.shape:
-        single = f" (tag '{_text(tags.reshape(-1)[0])}')" if tags.size == 1 else ""
-        raise InvalidArgumentError(None, None, f"tags and values are not the same shape: {_shape_text(tags.shape)} "
-                                               f"!= {_shape_text(values.shape)}{single}")
+    (tags, tags_shape), (values, values_shape) = string_values.elements(tags), string_values.elements(values)
+    if tuple(tags_shape) != tuple(values_shape):
+        single = f" (tag '{_text(tags[0])}')" if len(tags) == 1 else ""
+        raise InvalidArgumentError(None, None, f"tags and values are not the same shape: {_shape_text(tags_shape)} "
+                                               f"!= {_shape_text(values_shape)}{single}")
     summary = summary_pb2.Summary()
-    for tag, value in zip(tags.reshape(-1).tolist(), values.reshape(-1).tolist()):
+    for tag, value in zip(tags, values):
         summary.value.add(tag=_text(tag), simple_value=float(value))
-    return _string_scalar(summary.SerializeToString())
+    return string_values.strings([summary.SerializeToString()], ())
 
 
 NotDifferentiable("ScalarSummary")
@@ -183,14 +185,14 @@ NotDifferentiable("TensorSummaryV2")
 @register_op("MergeSummary", "MergeSummary", inputs=("*inputs",), shape=_summary_shape)
 def merge_summary_kernel(*inputs: Any, N: int = 0) -> Any:  # noqa: N803
     """One Summary holding the values of every input Summary (each input a string tensor of any shape), in
-    order; two values with the same (non-empty) tag are an error."""
+    order; two values with the same (non-empty) tag are an error. Runs without NumPy too (string_values)."""
     from google.protobuf.message import DecodeError
 
     from webflow.protos import summary_pb2
 
     merged = summary_pb2.Summary()
     seen: set = set()
-    for serialized in (s for value in inputs for s in np.asarray(value).reshape(-1).tolist()):
+    for serialized in (s for value in inputs for s in string_values.elements(value)[0]):
         summary = summary_pb2.Summary()
         try:
             summary.ParseFromString(bytes(serialized))
@@ -201,7 +203,7 @@ def merge_summary_kernel(*inputs: Any, N: int = 0) -> Any:  # noqa: N803
                 raise InvalidArgumentError(None, None, f"Duplicate tag {value.tag} found in summary inputs ")
             seen.add(value.tag)
             merged.value.append(value)
-    return _string_scalar(merged.SerializeToString())
+    return string_values.strings([merged.SerializeToString()], ())
 
 
 NotDifferentiable("MergeSummary")

@@ -14,7 +14,7 @@ from typing import Any
 
 from webflow.framework import context
 from webflow.framework.tensor_shape import TensorShape
-from webflow.ops import array_ops, functional_ops
+from webflow.ops import array_ops, functional_ops, tensor_array
 from webflow.ops.control_flow_ops import (
     _align_captures,
     _assert_same_structure,
@@ -118,6 +118,12 @@ def _graph_while(cond: Any, body: Any, loop_vars: list, shape_invariants: Any, p
     from webflow.ops.convert import convert_to_tensor
 
     graph = context.get_default_graph()
+    # a TensorArray travels through the loop as its flow tensor, as in TensorFlow
+    templates = flatten(loop_vars)
+    loop_vars = pack_sequence_as(loop_vars, tensor_array.to_flows(templates))
+    if shape_invariants is not None:  # an array's invariant (its element shape) is not its flow's: a scalar
+        shape_invariants = tensor_array.flow_invariants(templates, flatten(shape_invariants))
+    cond, body = _on_arrays(cond, templates, loop_vars), _on_arrays(body, templates, loop_vars, returns=True)
     with graph.name_scope(name or "while"):
         initial = [convert_to_tensor(v) for v in flatten(loop_vars)]
         invariants = _shape_invariants(initial, shape_invariants)
@@ -131,7 +137,20 @@ def _graph_while(cond: Any, body: Any, loop_vars: list, shape_invariants: Any, p
             "output_shapes": invariants, "parallel_iterations": parallel_iterations, "back_prop": back_prop,
         }, name="While")
         exits = [array_ops.identity(t, name="Exit") for t in functional_ops.output_list(outputs)]
-    return list(pack_sequence_as(list(loop_vars), exits))
+    return list(pack_sequence_as(list(loop_vars), tensor_array.from_flows(templates, exits)))
+
+
+def _on_arrays(function: Any, templates: list, structure: Any, returns: bool = False) -> Any:
+    """`function` taking (and, for a body, returning) flow tensors where the loop variables hold TensorArrays."""
+    def wrapped(*args: Any) -> Any:
+        arrays = pack_sequence_as(list(structure), tensor_array.from_flows(templates, flatten(list(args))))
+        result = function(*arrays)
+        if not returns:
+            return result
+        if len(arrays) == 1 and not isinstance(result, (list, builtins.tuple)):
+            result = [result]
+        return pack_sequence_as(list(result), tensor_array.to_flows(flatten(list(result))))
+    return wrapped
 
 
 def _shape_invariants(initial: list, shape_invariants: Any) -> list:

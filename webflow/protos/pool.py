@@ -6,8 +6,10 @@ names in protobuf's default pool, and one pool cannot hold a name twice: with a 
 TensorFlow import side by side in one process (exchange messages between them as serialized bytes).
 """
 
-from google.protobuf import any_pb2, descriptor_pool
+from google.protobuf import any_pb2, descriptor_pool, wrappers_pb2
 
 POOL = descriptor_pool.DescriptorPool()
-# meta_graph.proto imports google/protobuf/any.proto: a dependency must be in the same pool.
+# meta_graph.proto imports google/protobuf/any.proto, trackable_object_graph.proto google/protobuf/wrappers.proto:
+# a dependency must be in the same pool.
 POOL.AddSerializedFile(any_pb2.DESCRIPTOR.serialized_pb)
+POOL.AddSerializedFile(wrappers_pb2.DESCRIPTOR.serialized_pb)

@@ -12,12 +12,15 @@ class GPUOptions:
 
 
 class ConfigProto:
-    """Session configuration; only `log_device_placement` changes behaviour (one CPU device here)."""
+    """Session configuration; `log_device_placement` and `operation_timeout_in_ms` change behaviour (one CPU
+    device here)."""
 
     def __init__(self, log_device_placement: bool = False, allow_soft_placement: bool = False,
                  inter_op_parallelism_threads: int = 0, intra_op_parallelism_threads: int = 0,
-                 device_count: dict | None = None, gpu_options: GPUOptions | None = None, **kwargs: Any):
+                 device_count: dict | None = None, gpu_options: GPUOptions | None = None,
+                 operation_timeout_in_ms: int = 0, **kwargs: Any):
         self.log_device_placement = log_device_placement
+        self.operation_timeout_in_ms = operation_timeout_in_ms  # how long a queue op may wait (0: forever)
         self.allow_soft_placement = allow_soft_placement
         self.inter_op_parallelism_threads = inter_op_parallelism_threads
         self.intra_op_parallelism_threads = intra_op_parallelism_threads

@@ -12,6 +12,7 @@ from collections import deque
 from typing import Any
 
 from webflow.backends import selection
+from webflow.backends.arrays.numpy_arrays import NumpyUnavailable
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError, OpError
 from webflow.framework.func_graph import FuncGraph
 from webflow.framework.uninitialized import UNINITIALIZED
@@ -19,7 +20,7 @@ from webflow.ops import functional_ops
 from webflow.ops.constants import shape_text
 from webflow.ops.registry import gradient_function  # noqa: F401  (re-exported for debug tools)
 from webflow.runtime import fusion
-from webflow.runtime.kernel_errors import KERNEL_ERRORS, kernel_error, with_op
+from webflow.runtime.kernel_errors import KERNEL_ERRORS, kernel_error, missing_numpy_error, with_op
 
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 _MISSING = object()
@@ -228,11 +229,12 @@ def _topological_order(needed: dict) -> list:
 
 
 def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
-            log_placement: bool = False, trace: list | None = None) -> dict:
-    """Runs the plan's ops in order; returns {tensor uid: value} for every tensor produced or fed."""
+            log_placement: bool = False, trace: list | None = None, run_state: dict | None = None) -> dict:
+    """Runs the plan's ops in order; returns {tensor uid: value} for every tensor produced or fed.
+    `run_state`: what this run's kernels share (a queue op's "deadline", from RunOptions.timeout_in_ms)."""
     values = dict(plan.constants)
     values.update(feeds)
-    run_state: dict = {}
+    run_state = {} if run_state is None else run_state
     if plan.generation != selection.STATE.generation:  # set_backend() since the plan was made
         for step in plan.steps:
             for part in step.parts or (step,):
@@ -270,7 +272,9 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
         except OpError as error:
             raise with_op(error, step.op) from None
         except KERNEL_ERRORS as error:
-            raise kernel_error(step.op, args, error) from None
+            raise kernel_error(step.op, args, error, step.attrs) from None
+        except NumpyUnavailable as error:
+            raise missing_numpy_error(step.op, args, error, step.attrs) from None
         if trace is not None:
             trace.append((step.op, started, time.perf_counter(), step.backend, step.op_type))
         if len(step.output_uids) == 1:

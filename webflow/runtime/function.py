@@ -44,6 +44,16 @@ class TensorSpec:
     def is_compatible_with(self, value: Any) -> bool:
         return self.dtype == value.dtype.base_dtype and self.shape.is_compatible_with(value.shape)
 
+    def __eq__(self, other: object) -> bool:  # as TensorFlow's: same shape, dtype and name (tf.data's element_spec)
+        if not isinstance(other, TensorSpec):
+            return NotImplemented
+        return (self.shape.as_list() if self.shape.rank is not None else None) == \
+            (other.shape.as_list() if other.shape.rank is not None else None) \
+            and self.dtype == other.dtype and self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype.name, self.name))
+
     def __repr__(self) -> str:
         return f"TensorSpec(shape={self.shape}, dtype=tf.{self.dtype.name}, name={self.name!r})"
 

@@ -5,6 +5,7 @@ normalise the fetches, validate the feeds, prune + order (cached as a Plan), exe
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +14,7 @@ from webflow.framework import context
 from webflow.framework.default_session import pop_session, push_session
 from webflow.framework.graph import Graph, Operation
 from webflow.framework.tensor import Tensor, TensorBase
+from webflow.ops import queue_state
 from webflow.runtime import executor
 from webflow.runtime.config import ConfigProto, NodeExecStats, RunOptions
 from webflow.runtime.fetches import FetchStructure
@@ -29,6 +31,7 @@ class BaseSession:
         self._plans: dict[tuple, executor.Plan] = {}
         self._fetch_structures: dict[tuple, tuple] = {}  # see _fetch_structure
         self._default_context: Any = None
+        self._operation_timeout_ms = getattr(self._config, "operation_timeout_in_ms", 0)  # read once, as TF does
 
     @property
     def graph(self) -> Graph:
@@ -56,11 +59,25 @@ class BaseSession:
         feeds = self._validated_feeds(feed_dict or {})
         plan = self._plan_for(structure, feeds)
         trace = [] if options is not None and options.trace_level else None
-        values = executor.execute(plan, feeds, self._resources, self,
-                                  self._config.log_device_placement, trace)
+        run_state = self._run_state(options) if options is not None or self._operation_timeout_ms else None
+        try:
+            values = executor.execute(plan, feeds, self._resources, self,
+                                      self._config.log_device_placement, trace, run_state)
+        except KeyboardInterrupt:  # Ctrl-C (in a notebook too): the queue runners' threads stop with the run
+            for stop in list(self._resources.get(queue_state.ON_INTERRUPT, ())):
+                stop()
+            raise
         if trace is not None and run_metadata is not None:
             _fill_run_metadata(run_metadata, trace, values)
         return structure.build([_fetched(values[t._uid]) if t is not None else None for t in structure.tensors])
+
+    def _run_state(self, options: RunOptions | None) -> dict | None:
+        """{"deadline": monotonic seconds} when the run may only wait so long (a queue op waiting for elements):
+        RunOptions.timeout_in_ms, else ConfigProto.operation_timeout_in_ms; None (no limit) when neither is set."""
+        timeout_ms = getattr(options, "timeout_in_ms", 0) or self._operation_timeout_ms
+        if not timeout_ms or timeout_ms <= 0:
+            return None
+        return {"deadline": time.monotonic() + timeout_ms / 1000.0}
 
     def _fetch_structure(self, fetches: Any) -> FetchStructure:
         """The FetchStructure of `fetches`, made once per tensor/op or flat list/tuple of them: a training
@@ -78,6 +95,8 @@ class BaseSession:
         return cached[0]
 
     def _plan_for(self, structure: FetchStructure, feeds: dict) -> executor.Plan:
+        # Several threads may run one session at once (queue runners): a dict's get and set are atomic, so at
+        # worst two threads build the same plan; each run keeps its values in its own dict (executor.execute).
         key = (structure.signature(), frozenset(feeds))
         plan = self._plans.get(key)
         if plan is None:
@@ -124,6 +143,10 @@ class BaseSession:
     # --- lifetime ----------------------------------------------------------------------------------
     def close(self) -> None:
         self._closed = True
+        for resource in list(self._resources.values()):
+            cancel = getattr(resource, "cancel_waiting_ops", None)  # queues: waiting ops raise CancelledError
+            if cancel is not None:
+                cancel()
         self._resources.clear()
 
     @contextlib.contextmanager

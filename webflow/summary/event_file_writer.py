@@ -7,9 +7,10 @@ an Event with the whole-second creation time as wall_time, file_version "brain.E
 source_metadata; TensorBoard skips files that lack it.
 
 Events wait in a queue and go to the file, all at once (one write of whole records, so two writers appending to
-one file never split each other's records), when `max_queue` events wait, when `flush_secs` have passed since the
-last flush (checked at the next event: there is no background thread, which Pyodide would not have), and on
-`flush()` / `close()` (also at exit, if nobody closed the writer).
+one file never split each other's records), when `max_queue` events wait, every `flush_secs` (a daemon thread, as
+TensorFlow's EventFileWriter has, flushes what is queued; `close()` stops it and waits for it), and on `flush()` /
+`close()` (also at exit, if nobody closed the writer). In Pyodide, which has no threads, each event is written at
+once instead.
 
 One difference from TensorFlow: after `close()` and `reopen()` within the same second, TensorFlow truncates the
 first file (same name) and its events are lost; here the new events are appended to it instead.
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
+import threading
 import time
 import weakref
 from typing import Any
@@ -48,6 +51,7 @@ class EventFileWriter:
         self._flush_secs = flush_secs
         self._suffix = filename_suffix or ""
         self._file: Any = None
+        self._flusher: _Flusher | None = None
         self._open()
 
     def _open(self) -> None:
@@ -58,12 +62,17 @@ class EventFileWriter:
         self._path = os.path.join(self._logdir, name)
         self._file = open(self._path, "ab", buffering=0)  # closed by close(), or by the finalizer below
         self._queue: list = []
-        self._closer = weakref.finalize(self, _write_and_close, self._file, self._queue)
+        self._lock = threading.Lock()  # the queue and the file, shared with the flusher thread
+        if HAVE_THREADS and 0 < self._flush_secs < float("inf"):
+            self._flusher = _Flusher(weakref.ref(self), self._flush_secs)
+        self._closer = weakref.finalize(self, _write_and_close, self._file, self._queue, self._lock, self._flusher)
         self._last_flush = now
         first = event_pb2.Event(wall_time=float(int(now)), file_version=FILE_VERSION)
         first.source_metadata.writer = SOURCE_WRITER
         self.add_event(first)
         self.flush()
+        if self._flusher is not None:
+            self._flusher.start()
 
     @property
     def path(self) -> str:
@@ -81,28 +90,61 @@ class EventFileWriter:
         """Queues one Event (a proto or its serialized bytes); nothing happens once closed."""
         if self._file is None:
             return
-        self._queue.append(encode_record(serialized(event)))
-        if len(self._queue) >= self._max_queue or time.time() - self._last_flush >= self._flush_secs:
+        record = encode_record(serialized(event))
+        with self._lock:
+            self._queue.append(record)
+            due = (not HAVE_THREADS or len(self._queue) >= self._max_queue
+                   or time.time() - self._last_flush >= self._flush_secs)
+        if due:
             self.flush()
 
     def flush(self) -> None:
         """Writes every queued event to the file."""
-        if self._file is None:
-            return
-        _write(self._file, self._queue)
-        self._last_flush = time.time()
+        with self._lock:
+            if self._file is None or self._file.closed:
+                return
+            _write(self._file, self._queue)
+            self._last_flush = time.time()
 
     def close(self) -> None:
-        """Flushes and closes the file; closing twice is harmless."""
+        """Flushes and closes the file (and stops the flusher thread); closing twice is harmless."""
         if self._file is None:
             return
-        self._closer()  # writes what is queued and closes the file (once)
+        self._closer()  # stops the flusher, writes what is queued and closes the file (once)
         self._file = None
+        self._flusher = None
 
     def reopen(self) -> None:
         """After close(): a new event file (named by the time now) for the events that follow."""
         if self._file is None:
             self._open()
+
+
+HAVE_THREADS = sys.platform != "emscripten"  # Pyodide runs Python in the browser, where threads cannot start
+
+
+class _Flusher(threading.Thread):
+    """Flushes an EventFileWriter every `flush_secs` until stopped; holds it weakly, so that a writer nobody
+    closed can still be collected (its finalizer stops this thread)."""
+
+    def __init__(self, writer: weakref.ref, flush_secs: float):
+        super().__init__(name="webflow-event-flusher", daemon=True)
+        self._writer = writer
+        self._flush_secs = flush_secs
+        self._stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self._stopped.wait(self._flush_secs):
+            writer = self._writer()
+            if writer is None:
+                return
+            writer.flush()
+            del writer  # no strong reference while waiting
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self.is_alive() and self is not threading.current_thread():
+            self.join()
 
 
 def _write(file: Any, queue: list) -> None:
@@ -113,11 +155,14 @@ def _write(file: Any, queue: list) -> None:
         data = data[file.write(data):]
 
 
-def _write_and_close(file: Any, queue: list) -> None:
-    try:
-        _write(file, queue)
-    finally:
-        file.close()
+def _write_and_close(file: Any, queue: list, lock: Any, flusher: _Flusher | None) -> None:
+    if flusher is not None:
+        flusher.stop()
+    with lock:
+        try:
+            _write(file, queue)
+        finally:
+            file.close()
 
 
 __all__ = ["EventFileWriter", "FILE_VERSION", "serialized"]

@@ -15,7 +15,7 @@ The tag is the name inside the current name scopes (`with tf.name_scope("a")`: "
 named `events.out.tfevents.<time>.<host>.<pid>.<n>.v2`, as TensorFlow names it.
 
 Not here: summaries inside `wf.function` or a graph (TensorFlow's WriteSummary op; writing raises
-NotImplementedError there), trace_on/trace_export, tf.summary.graph.
+NotImplementedError there), tf.summary.graph. (audio: audio_v2.py; trace_on / trace_export: trace.py.)
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""`tf.compat.v1.summary`: TF1's summary ops (ops/summary_ops.py), FileWriter and FileWriterCache (writer.py), and
-the proto classes `Summary`, `SummaryDescription`, `Event`, `SessionLog`, `TaggedRunMetadata` (loaded, with
-protobuf, when first used).
+"""`tf.compat.v1.summary`: TF1's summary ops (ops/summary_ops.py; audio: ops/audio_ops.py), FileWriter and
+FileWriterCache (writer.py), and the proto classes `Summary`, `SummaryDescription`, `Event`, `SessionLog`,
+`TaggedRunMetadata` (loaded, with protobuf, when first used).
 
-As in TensorFlow, `scalar / histogram / image / text` called eagerly while a TF2 default writer and a default
+As in TensorFlow, `scalar / histogram / image / text / audio` called eagerly while a TF2 default writer and a default
 step are set write through TF2's functions (summary_v2.py) and return an empty string; otherwise they build
 (or, eagerly, run) the summary op. (TensorFlow also takes the global step as the step; webflow does not.)
 """
@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from webflow.framework import context
-from webflow.ops import summary_ops
+from webflow.ops import audio_ops, summary_ops
 from webflow.ops.constants import constant
+from webflow.ops.convert import convert_to_tensor
+from webflow.ops.manip_ops import expand_dims
 from webflow.ops.summary_ops import merge, merge_all, tensor_summary
-from webflow.summary import summary_v2
+from webflow.summary import audio_v2, summary_v2
 from webflow.summary.writer import FileWriter, FileWriterCache
 
 _PROTOS = {"Summary": "summary_pb2", "SummaryDescription": "summary_pb2", "Event": "event_pb2",
@@ -84,6 +86,19 @@ def image(name: str, tensor: Any, max_outputs: int = 3, collections: Any = None,
     return summary_ops.image(name, tensor, max_outputs, collections, family)
 
 
+def audio(name: str, tensor: Any, sample_rate: Any, max_outputs: int = 3, collections: Any = None,
+          family: str | None = None) -> Any:
+    """`tf.compat.v1.summary.audio` (ops/audio_ops.py: AudioSummaryV2)."""
+    if _invoke_v2():
+        clips = convert_to_tensor(tensor)
+        if clips.shape.rank == 2:  # TF2's audio wants [k, frames, channels]
+            clips = expand_dims(clips, 2)
+        with _compat_summary_scope(name, family) as tag:
+            audio_v2.audio(tag, clips, sample_rate, step=summary_v2.get_step(), max_outputs=max_outputs)
+        return constant(b"")
+    return audio_ops.audio_summary(name, tensor, sample_rate, max_outputs, collections, family)
+
+
 def text(name: str, tensor: Any, collections: Any = None) -> Any:
     """`tf.compat.v1.summary.text` (ops/summary_ops.py)."""
     if _invoke_v2():
@@ -93,5 +108,5 @@ def text(name: str, tensor: Any, collections: Any = None) -> Any:
 
 
 # (the proto classes are left out of __all__: a star import would load protobuf)
-__all__ = ["FileWriter", "FileWriterCache", "histogram", "image", "merge", "merge_all", "scalar", "tensor_summary",
-           "text"]
+__all__ = ["FileWriter", "FileWriterCache", "audio", "histogram", "image", "merge", "merge_all", "scalar",
+           "tensor_summary", "text"]

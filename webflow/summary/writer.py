@@ -17,6 +17,7 @@ from typing import Any
 from webflow.framework import context
 from webflow.framework.graph import Graph
 from webflow.summary.event_file_writer import EventFileWriter, serialized
+from webflow.summary.run_metadata import run_metadata_proto
 
 
 def _graph_def_bytes(graph: Any) -> bytes:
@@ -114,16 +115,16 @@ class FileWriter:
         self._add_event(event_pb2.Event(meta_graph_def=meta_graph_def.SerializeToString()), global_step)
 
     def add_run_metadata(self, run_metadata: Any, tag: str, global_step: Any = None) -> None:
-        """Adds a RunMetadata proto (or its bytes) under `tag`, once per tag."""
+        """Adds the step stats of a run under `tag` (once per tag), for TensorBoard's graph dashboard: webflow's
+        RunMetadata (Session.run with RunOptions(trace_level=FULL_TRACE)), a RunMetadata proto, or its bytes."""
         from webflow.protos import event_pb2
 
         if tag in self._session_run_tags:
             raise ValueError("The provided tag was already used for this event type")
-        if not isinstance(run_metadata, (bytes, bytearray)) and not hasattr(run_metadata, "SerializeToString"):
-            raise NotImplementedError("add_run_metadata takes a RunMetadata protocol buffer or its bytes; webflow's "
-                                      "RunMetadata (timings of Session.run) is not one")
         self._session_run_tags[tag] = True
-        tagged = event_pb2.TaggedRunMetadata(tag=tag, run_metadata=serialized(run_metadata))
+        # the bytes, as TensorFlow stores them: TensorBoard parses them only when asked (RunMetadata(tag))
+        data = run_metadata_proto(run_metadata).SerializeToString()
+        tagged = event_pb2.TaggedRunMetadata(tag=tag, run_metadata=data)
         self._add_event(event_pb2.Event(tagged_run_metadata=tagged), global_step)
 
     def add_event(self, event: Any) -> None:

@@ -51,6 +51,9 @@ class Optimizer:
         self._name = name
         self._slots: dict[str, dict] = {}          # slot name -> {variable: slot variable}
         self._non_slot_dict: dict[tuple, Any] = {}  # (name, graph) -> variable (Adam's beta1_power ...)
+        # restorations a tf.train.Checkpoint left for variables not made yet (train/object_graph.py)
+        self._deferred_dependencies: dict[str, Callable] = {}      # non-slot variable name -> restore(variable)
+        self._deferred_slot_restorations: dict[tuple, Callable] = {}  # (id(var), slot name) -> restore(slot)
 
     def get_name(self) -> str:
         return self._name
@@ -265,7 +268,7 @@ class Optimizer:
         if _is_resource(var):
             base = var.name[:-2] if var.name.endswith(":0") else var.name
             value = np.full(var.shape.as_list(), fill, dtype=dtype.as_numpy_dtype)
-            slot = ResourceVariable(value, trainable=False, name=f"{base}/{op_name}")
+            slot = ResourceVariable(value, trainable=False, name=_unique_eager_slot_name(f"{base}/{op_name}"))
         else:
             graph = var.graph
 
@@ -278,6 +281,9 @@ class Optimizer:
                 slot = RefVariable(initial_value, trainable=False, name=f"{var.op.name}/{op_name}", dtype=dtype,
                                    validate_shape=var.shape.is_fully_defined())
         slots[var] = slot
+        restore = self._deferred_slot_restorations.pop((id(var), slot_name), None) if _is_resource(var) else None
+        if restore is not None:
+            restore(slot)
         return slot
 
     def _create_non_slot_variable(self, initial_value: Any, name: str, colocate_with: Any) -> Any:
@@ -293,10 +299,36 @@ class Optimizer:
                 with graph.as_default(), graph.control_dependencies(None), graph.name_scope(""):
                     variable = RefVariable(initial_value, trainable=False, name=name)
             self._non_slot_dict[key] = variable
+            restore = self._deferred_dependencies.pop(name, None) if eager else None
+            if restore is not None:
+                restore(variable)
         return variable
 
     def _get_non_slot_variable(self, name: str, graph: Any = None) -> Any:
         return self._non_slot_dict.get((name, graph))
+
+    # --- what tf.train.Checkpoint sees (eager): non-slot variables as named edges, slots per variable ----
+    def _checkpoint_dependencies(self) -> list:
+        """[(name, variable)] of the eager non-slot variables, by name (TensorFlow's order)."""
+        return sorted(((name, v) for (name, graph), v in self._non_slot_dict.items() if graph is None),
+                      key=lambda item: item[0])
+
+    def _defer_restoration(self, name: str, restore: Callable) -> None:
+        self._deferred_dependencies[name] = restore
+
+    def _defer_slot_restoration(self, var: Any, slot_name: str, restore: Callable) -> None:
+        self._deferred_slot_restorations[(id(var), slot_name)] = restore
+
+
+# TensorFlow names an eager slot in a variable scope whose default name it makes unique across the program
+# ("w/Adam", then "w/Adam_1" for Adam's second slot); checkpoints record these names.
+_EAGER_SLOT_NAMES: dict[str, int] = {}
+
+
+def _unique_eager_slot_name(name: str) -> str:
+    count = _EAGER_SLOT_NAMES.get(name, 0)
+    _EAGER_SLOT_NAMES[name] = count + 1
+    return name if count == 0 else f"{name}_{count}"
 
 
 def dense_rows(grad: IndexedSlices, var: Any) -> Any:

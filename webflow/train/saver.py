@@ -4,7 +4,7 @@
 
     dir/model-3.data-00000-of-00001   the variables' bytes           (first)
     dir/model-3.index                 their names, dtypes, shapes, offsets, CRCs
-    dir/model-3.meta                  the MetaGraphDef (graph_def only)
+    dir/model-3.meta                  the MetaGraphDef (graph and collections)
     dir/checkpoint                    CheckpointState text: the newest prefix and all kept ones (last)
 
 so a crash at any moment leaves `latest_checkpoint(dir)` naming a complete checkpoint. Then it deletes the
@@ -14,10 +14,11 @@ restores what the other saved.
 
 Unlike TensorFlow's Saver this one builds no save/restore ops in the graph: `save` fetches the variables with
 `sess.run`, `restore` loads the values into the session's variables directly (RefVariable.load), so the
-`.meta` file has no SaverDef (TensorFlow's `import_meta_graph` then makes a new Saver for the variables of
-the `variables` collection); its only collections are `variables` and `trainable_variables` (VariableDefs,
-serialized by hand: protos/ has no variable.proto). The graph is left out, with a warning, when the GraphDef writer
-refuses one of its ops (If, While ...).
+`.meta` file (train/meta_graph_export.py: the GraphDef and every collection) has no SaverDef; TensorFlow's
+`import_meta_graph` then makes a new Saver for the variables of the `variables` collection. The `.meta` is left
+out, with a warning, when the GraphDef writer refuses one of the graph's ops (If, While ...).
+`Saver(saver_def=...)` (what `import_meta_graph` returns for TensorFlow's meta graphs) instead runs the graph's
+own SaveV2/RestoreV2 ops that the SaverDef names (train/saver_def.py).
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ import time
 import warnings
 from typing import Any
 
-from webflow.backends.arrays.numpy_arrays import np
-from webflow.framework import context, errors
+from webflow.framework import context, dtypes, errors
 from webflow.io import checkpoint_bundle
 from webflow.ops import variables as variables_module
+from webflow.train import checkpoint_values, meta_graph_export
+from webflow.train import saver_def as saver_def_module
 
 _FAILED = ("Restoring from checkpoint failed. This is most likely due to a mismatch between the current graph "
            "and the graph from the checkpoint. Please ensure that you have not altered the graph expected based "
@@ -73,10 +75,15 @@ class Saver:
                                    "variables to save")
             raise NotImplementedError("webflow's Saver runs in graph mode only (its variables are RefVariables "
                                       "that a Session holds)")
-        if saver_def is not None or builder is not None:
-            raise NotImplementedError("webflow's Saver builds no SaverDef: saver_def= and builder= are not "
-                                      "supported")
-        if write_version != 2:
+        if builder is not None:
+            raise NotImplementedError("webflow's Saver takes no builder=")
+        self.saver_def = None
+        if saver_def is not None:   # a graph's own save/restore ops (train/saver_def.py): run, not built
+            self.saver_def = saver_def_module.checked_saver_def(saver_def, name)
+            max_to_keep = self.saver_def.max_to_keep
+            keep_checkpoint_every_n_hours = self.saver_def.keep_checkpoint_every_n_hours
+            var_list, allow_empty = [], True
+        elif write_version != 2:
             raise NotImplementedError("webflow writes only the V2 checkpoint format (write_version=2)")
         if var_list is None:
             var_list = variables_module.global_variables()
@@ -93,6 +100,13 @@ class Saver:
         self._save_relative_paths = save_relative_paths
         self._filename = filename
         self._reshape = reshape
+
+    def as_saver_def(self) -> Any:
+        """The SaverDef this Saver runs (None for webflow's own Saver, which builds no save/restore ops)."""
+        return self.saver_def
+
+    def to_proto(self, export_scope: str | None = None) -> Any:
+        return self.saver_def
 
     def build(self) -> None:
         """Nothing to build: this Saver makes no ops (TF1 programs with defer_build=True call it)."""
@@ -155,9 +169,13 @@ class Saver:
         save_dir = os.path.dirname(save_path)
         if save_dir and not os.path.isdir(save_dir):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
-        names = sorted(self._var_list)
-        values = sess.run([self._var_list[name] for name in names]) if names else []
-        checkpoint_bundle.write_bundle(prefix, [(name, np.asarray(value)) for name, value in zip(names, values)])
+        if self.saver_def is not None:
+            prefix = saver_def_module.run_save(sess, self.saver_def, prefix)
+        else:
+            names = sorted(self._var_list)
+            values = sess.run([self._var_list[name] for name in names]) if names else []
+            checkpoint_bundle.write_bundle(prefix, [(name, checkpoint_values.saved(value))
+                                                    for name, value in zip(names, values)])
         if write_meta_graph:
             self.export_meta_graph(_meta_graph_filename(prefix, meta_graph_suffix))
         if write_state:
@@ -170,31 +188,17 @@ class Saver:
     def export_meta_graph(self, filename: str | None = None, collection_list: Any = None, as_text: bool = False,
                           export_scope: Any = None, clear_devices: bool = False, clear_extraneous_savers: bool = False,
                           strip_default_attrs: bool = False, save_debug_info: bool = False) -> Any:
-        """A MetaGraphDef holding the graph's GraphDef (no SaverDef, no collections: see the module doc)."""
-        from webflow.protos import meta_graph_pb2
-
-        meta = meta_graph_pb2.MetaGraphDef()
-        meta.meta_info_def.meta_graph_version = "v2"
+        """The MetaGraphDef of this Saver's graph: GraphDef, every collection (train/meta_graph_export.py) and the
+        SaverDef when this Saver runs the graph's own save/restore ops; None, with a warning, when the graph cannot
+        be written as a GraphDef (webflow's own WhileGrad, a TF1 variable assigned inside a tf.cond ...)."""
         try:
-            meta.graph_def.CopyFrom(self._graph.as_graph_def())
+            return meta_graph_export.export_meta_graph(filename, saver_def=self.saver_def, as_text=as_text,
+                                                       collection_list=collection_list, graph=self._graph,
+                                                       export_scope=export_scope, clear_devices=clear_devices)
         except ValueError as error:
             warnings.warn(f"Saver: no .meta file written: the graph cannot be exported as a GraphDef ({error})",
                           stacklevel=3)
             return None
-        for key in ("variables", "trainable_variables"):   # GraphKeys.GLOBAL_VARIABLES, TRAINABLE_VARIABLES
-            defs = [_variable_def(v) for v in self._graph.get_collection(key)]
-            defs = [d for d in defs if d is not None]
-            if defs:
-                meta.collection_def[key].bytes_list.value.extend(defs)
-        if filename:
-            if as_text:
-                from google.protobuf import text_format
-
-                payload = text_format.MessageToString(meta).encode("utf-8")
-            else:
-                payload = meta.SerializeToString()
-            _write_atomically(filename, payload)
-        return meta
 
     # --- restoring ---
 
@@ -205,6 +209,9 @@ class Saver:
         save_path = os.fspath(save_path)
         if not checkpoint_exists(save_path):
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
+        if self.saver_def is not None:
+            saver_def_module.run_restore(sess, self.saver_def, save_path)
+            return
         reader = checkpoint_bundle.BundleReader(save_path)
         loads = []
         for name in sorted(self._var_list):
@@ -217,7 +224,7 @@ class Saver:
                 raise errors.InvalidArgumentError(
                     None, None, f"{_FAILED}tensor_name = {name}; expected dtype {wanted.name} does not equal "
                                 f"original dtype {stored_dtype.name}")
-            value = reader.tensor(name)
+            value = checkpoint_values.restored(reader, name)   # a CArray where NumPy is missing (Pyodide)
             shape = variable.shape
             if self._reshape and shape.is_fully_defined() and shape.num_elements() == value.size:
                 value = value.reshape(shape.as_list())   # reshape=True: same number of elements is enough
@@ -230,23 +237,6 @@ class Saver:
             loads.append((variable, value))
         for variable, value in loads:   # all checked first: a failed restore changes no variable
             variable.load(value, sess)
-
-
-def _wire_field(number: int, payload: bytes) -> bytes:
-    """One length-delimited protobuf field: key (number << 3 | 2), varint length, bytes."""
-    return checkpoint_bundle._varint(number << 3 | 2) + checkpoint_bundle._varint(len(payload)) + payload
-
-
-def _variable_def(variable: Any) -> bytes | None:
-    """TensorFlow's VariableDef of a RefVariable, serialized by hand (protos/ has no variable.proto): fields
-    variable_name (1), initializer_name (2), snapshot_name (3), initial_value_name (6), trainable (7) - what
-    TensorFlow's `import_meta_graph` needs to rebuild the variables and make a Saver for them."""
-    try:
-        names = (variable.name, variable.initializer.name, variable._snapshot.name, variable.initial_value.name)
-    except AttributeError:   # not a graph RefVariable
-        return None
-    out = b"".join(_wire_field(number, name.encode("utf-8")) for number, name in zip((1, 2, 3, 6), names))
-    return out + (b"\x38\x01" if variable.trainable else b"")   # field 7 (varint): trainable = true
 
 
 def _meta_graph_filename(prefix: str, suffix: str = "meta") -> str:
@@ -277,8 +267,11 @@ def _delete_checkpoint_files(prefix: str) -> None:
 # --- the checkpoint state file and the helpers ------------------------------------------------------------
 
 def update_checkpoint_state(save_dir: str, model_checkpoint_path: str, all_model_checkpoint_paths: Any = None,
-                            latest_filename: str | None = None, save_relative_paths: bool = False) -> None:
-    """Writes `save_dir/checkpoint` (CheckpointState as text), through a temporary file and a rename."""
+                            latest_filename: str | None = None, save_relative_paths: bool = False,
+                            all_model_checkpoint_timestamps: Any = None,
+                            last_preserved_timestamp: float | None = None) -> None:
+    """Writes `save_dir/checkpoint` (CheckpointState as text), through a temporary file and a rename.
+    The timestamps are CheckpointManager's (seconds since the epoch, one per path)."""
     from google.protobuf import text_format
 
     from webflow.protos import checkpoint_state_pb2
@@ -297,7 +290,9 @@ def update_checkpoint_state(save_dir: str, model_checkpoint_path: str, all_model
         model_checkpoint_path = relative(model_checkpoint_path)
         paths = [relative(p) for p in paths]
     state = checkpoint_state_pb2.CheckpointState(model_checkpoint_path=model_checkpoint_path,
-                                                 all_model_checkpoint_paths=paths)
+                                                 all_model_checkpoint_paths=paths,
+                                                 all_model_checkpoint_timestamps=all_model_checkpoint_timestamps,
+                                                 last_preserved_timestamp=last_preserved_timestamp)
     target = os.path.join(save_dir, latest_filename or "checkpoint")
     _write_atomically(target, text_format.MessageToString(state).encode("utf-8"))
 
@@ -368,7 +363,10 @@ class CheckpointReader:
         return self._bundle.has_tensor(name)
 
     def get_tensor(self, name: str) -> Any:
-        return self._bundle.tensor(name)
+        value = checkpoint_values.restored(self._bundle, name)   # a CArray where NumPy is missing (Pyodide)
+        if value.dtype in (object, dtypes.string) and not value.shape:  # a scalar string: bytes
+            return value[()] if value.dtype == object else value.item()
+        return value
 
     def get_variable_to_shape_map(self) -> dict:
         return {name: self._bundle.shape(name) for name in self._bundle.entries}

@@ -22,11 +22,13 @@ import threading
 from typing import Any
 
 from webflow.backends.arrays import carray_print as c_array_print
+from webflow.backends.arrays.object_buffer import OBJECT_TYPECODE, ObjectBuffer, new_buffer
 from webflow.framework import dtypes
 
 # array.array type codes with the right width on every platform we run on (including wasm32).
 TYPECODES = {"float32": "f", "float64": "d", "int8": "b", "int16": "h", "int32": "i", "int64": "q",
-             "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q", "bool": "B"}
+             "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q", "bool": "B",
+             "string": OBJECT_TYPECODE}  # strings: bytes objects in an ObjectBuffer (object_buffer.py)
 _INT_RANGES = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 
 
@@ -97,12 +99,14 @@ class CArray:
         return CArray(self.data, shape, self.dtype)
 
     def copy(self) -> CArray:
-        return CArray(array.array(self.data.typecode, self.data), self.shape, self.dtype)
+        return CArray(new_buffer(self.data.typecode, self.data), self.shape, self.dtype)
 
     def astype(self, dtype: Any, copy: bool = True) -> CArray:
         dtype = dtypes.as_dtype(dtype).base_dtype
         if dtype is self.dtype:
             return self.copy() if copy else self
+        if dtype.name == "string" or self.dtype.name == "string":  # TensorFlow's Cast has no string kernel
+            raise TypeError(f"Cast {self.dtype.name} to {dtype.name} is not supported")
         values = self.data.tolist()
         if dtype.is_bool:
             values = [1 if v else 0 for v in values]
@@ -113,6 +117,10 @@ class CArray:
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         import numpy  # only reached when NumPy exists (numpy.asarray called us)
 
+        if self.data.typecode == OBJECT_TYPECODE:  # strings: an object array of bytes, as TensorFlow returns
+            objects = numpy.empty(self.size, dtype=object)
+            objects[:] = self.data
+            return objects.reshape(self.shape)
         view = numpy.frombuffer(self.data, dtype=self.dtype.name).reshape(self.shape)
         return view if dtype is None else view.astype(dtype)
 
@@ -181,7 +189,8 @@ class CArray:
 # One-element arrays repeated: `array.array("f", [0]) * n` fills in one pass (a doubling memcpy), where
 # `array.array("f", bytes(4 * n))` zeroes a bytes object and then copies it. Measured in Pyodide (Node),
 # 200,704 floats: 18.7 us vs 63.5 us; 32,768: 3.2 vs 11.8 us.
-_ZERO = {code: array.array(code, [0]) for code in set(TYPECODES.values())}
+_ZERO = {code: array.array(code, [0]) for code in set(TYPECODES.values()) - {OBJECT_TYPECODE}}
+_ZERO[OBJECT_TYPECODE] = ObjectBuffer(OBJECT_TYPECODE, [b""])  # a string tensor's zero is the empty string
 
 
 _CODE_OF: dict = {}  # DType -> (base DType, typecode): kernels make ~60 outputs per training step
@@ -269,7 +278,7 @@ def release_pool() -> None:
 def full(shape: Any, value: Any, dtype: Any) -> CArray:
     dtype = dtypes.as_dtype(dtype).base_dtype
     shape = tuple(int(d) for d in shape)
-    return CArray(array.array(TYPECODES[dtype.name], [_coerce(value, dtype)]) * math.prod(shape), shape, dtype)
+    return CArray(new_buffer(TYPECODES[dtype.name], [_coerce(value, dtype)]) * math.prod(shape), shape, dtype)
 
 
 def from_value(value: Any, dtype: Any = None) -> CArray:
@@ -289,7 +298,7 @@ def from_value(value: Any, dtype: Any = None) -> CArray:
     if dtype.name not in TYPECODES:
         raise TypeError(f"Values of dtype {dtype.name} need NumPy, which is not installed here: {value!r}")
     values = [_checked(v, dtype, value) for v in flat]
-    return CArray(array.array(TYPECODES[dtype.name], values), shape, dtype)
+    return CArray(new_buffer(TYPECODES[dtype.name], values), shape, dtype)
 
 
 _INT32 = dtypes.int32
@@ -326,7 +335,7 @@ def _flatten(value: Any) -> tuple:
         return [x for p in parts for x in p[0]], (len(value),) + inner
     if hasattr(value, "_value") and hasattr(value, "_dtype"):  # an EagerTensor inside a list
         return _flatten(value._value)
-    if isinstance(value, (bool, int, float)):
+    if isinstance(value, (bool, int, float, str, bytes)):
         return [value], ()
     if hasattr(value, "__float__") or hasattr(value, "__index__"):
         return [value.__index__() if hasattr(value, "__index__") else float(value)], ()
@@ -334,6 +343,10 @@ def _flatten(value: Any) -> tuple:
 
 
 def _infer(flat: list, value: Any) -> Any:
+    if flat and all(isinstance(v, (str, bytes)) for v in flat):
+        return dtypes.string
+    if any(isinstance(v, (str, bytes)) for v in flat):
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     if all(isinstance(v, bool) for v in flat) and flat:
         return dtypes.bool
     if any(isinstance(v, float) for v in flat) or not flat:
@@ -344,6 +357,12 @@ def _infer(flat: list, value: Any) -> Any:
 
 
 def _checked(v: Any, dtype: Any, whole: Any) -> Any:
+    if dtype.name == "string":
+        if not isinstance(v, (str, bytes)):  # (the message of TensorFlow's eager conversion)
+            raise TypeError(f"Cannot convert {v!r} to EagerTensor of dtype string")
+        return v.encode() if isinstance(v, str) else v  # unicode is stored as UTF-8, as in TensorFlow
+    if isinstance(v, (str, bytes)):
+        raise TypeError(f"Expected {dtype.name}, but got {whole!r} of type '{type(whole).__name__}'.")
     if dtype.is_floating:
         return float(v)
     if isinstance(v, float) and v != int(v):
@@ -358,6 +377,8 @@ def _checked(v: Any, dtype: Any, whole: Any) -> Any:
 
 
 def _coerce(value: Any, dtype: Any) -> Any:
+    if dtype.name == "string":
+        return value.encode() if isinstance(value, str) else bytes(value)
     if dtype.is_floating:
         return float(value)
     return (1 if value else 0) if dtype.is_bool else int(value)

@@ -127,6 +127,8 @@ def scalar_str(value: Any, dtype: Any) -> str:
     """str() of a NumPy scalar: bool/int as Python, floats shortest (positional for 1e-4 <= |x| < 1e16)."""
     if dtype.is_bool:
         return str(bool(value))
+    if dtype.name == "string":  # a 0-d object array prints its bytes object: b'hello'
+        return str(value)
     if not dtype.is_floating:
         return str(int(value))
     if math.isnan(value):
@@ -193,6 +195,8 @@ class FloatFormat:
 
 
 def _formatter(values: list, dtype: Any, zero_d: bool) -> Any:
+    if dtype.name == "string":  # NumPy's object arrays: each element's repr, unpadded
+        return repr
     if dtype.is_bool:  # " True" lines up with "False", except alone in a 0-d array
         true = "True" if zero_d else " True"
         return lambda v: true if v else "False"
@@ -277,7 +281,7 @@ def array_repr(array: Any) -> str:
     if (array.size == 0 and array.shape != (0,)) or array.size > THRESHOLD:
         extras.append(f"shape={array.shape}")
     if array.dtype.name not in _IMPLIED or array.size == 0:
-        extras.append(f"dtype={array.dtype.name}")
+        extras.append(f"dtype={'object' if array.dtype.name == 'string' else array.dtype.name}")
     if not extras:
         return prefix + body + ")"
     head, tail = prefix + body + ",", ", ".join(extras) + ")"

@@ -19,6 +19,8 @@ from typing import Any
 
 from webflow.backends.arrays import carray as c_array  # noqa: F401  (c_cast declares wf_copy_strided)
 from webflow.backends.arrays.carray import CArray
+from webflow.backends.arrays.numpy_arrays import NumpyUnavailable
+from webflow.backends.arrays.object_buffer import OBJECT_TYPECODE, new_buffer
 
 # noqa: F401  (c_cast declares wf_copy_strided)
 from webflow.backends.c import cast as c_cast  # noqa: F401  (c_cast declares wf_copy_strided)
@@ -27,7 +29,10 @@ from webflow.backends.c import library as c_library  # noqa: F401  (c_cast decla
 from webflow.backends.c import reduce as c_reduce
 from webflow.backends.c.adapters import broadcast_shapes, check, contiguous, flat_ints, fn
 from webflow.backends.c.elementwise import MAX_DIMS, size_array
+from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
+from webflow.framework.kernel_checks import select_condition_shape
+from webflow.framework.run_time_messages import arg_reduce_message, concat_message, pack_message
 from webflow.framework.slicing import expand_items, index_items, sliced_shape
 from webflow.framework.tensor_shape import TensorShape
 
@@ -56,13 +61,13 @@ def strided(x: CArray, shape: tuple, offset: int, strides: list) -> CArray:
     out = c_array.empty(shape, x.dtype)
     if out.size == 0:
         return out
-    if len(shape) <= MAX_DIMS and c_library.available():
+    if len(shape) <= MAX_DIMS and x.data.typecode != OBJECT_TYPECODE and c_library.available():
         status = fn("wf_copy_strided")(x.address() + offset * x.itemsize, out.address(), x.itemsize, len(shape),
                                        size_array(shape), size_array(strides))
         check(status, "copy_strided")
         return out
     source = x.data
-    out.data = array.array(source.typecode, [source[p] for p in positions(shape, offset, strides)])
+    out.data = new_buffer(source.typecode, [source[p] for p in positions(shape, offset, strides)])
     return out
 
 
@@ -193,17 +198,18 @@ def concat(*args: Any, N: int) -> CArray:  # noqa: N803 - TensorFlow's attr name
     """y = x_1, ..., x_N joined along axis."""
     parts = [contiguous(a) for a in args[:-1]]
     axis = _axis(args[-1], parts[0].ndim, "ConcatV2")
-    for part in parts[1:]:
-        if part.ndim != parts[0].ndim or part.shape[:axis] + part.shape[axis + 1:] != \
-                parts[0].shape[:axis] + parts[0].shape[axis + 1:]:
-            raise InvalidArgumentError(None, None, f"ConcatOp : Dimension {axis} in both shapes must be equal: "
-                                                   f"shape[0] = {list(parts[0].shape)} vs. shape = {list(part.shape)}")
+    mismatch = concat_message([p.shape for p in parts], axis)
+    if mismatch is not None:
+        raise InvalidArgumentError(None, None, mismatch)
     return _concat(parts, axis)
 
 
 def pack(*values: Any, N: int, axis: int) -> CArray:  # noqa: N803 - TensorFlow's attr name
     """y = the N equally-shaped x_i stacked along a new axis."""
     parts = [contiguous(v) for v in values]
+    mismatch = pack_message([p.shape for p in parts])
+    if mismatch is not None:
+        raise InvalidArgumentError(None, None, mismatch)
     axis = _axis(axis, parts[0].ndim + 1, "Pack")
     return _concat([p.reshape(p.shape[:axis] + (1,) + p.shape[axis:]) for p in parts], axis)
 
@@ -236,13 +242,16 @@ def range_(start: Any, limit: Any, delta: Any) -> CArray:
     """y = start, start + delta, ... (excluding limit)."""
     first, stop, step = start.item(), limit.item(), delta.item()
     if step == 0:
-        raise InvalidArgumentError(None, None, "Requires delta != 0")
+        raise InvalidArgumentError(None, None, f"Requires delta != 0: {step:g}")
     count = max(0, math.ceil((stop - first) / step))
     values = [first + i * step for i in range(count)]
     return CArray(array.array(start.data.typecode, values), (count,), start.dtype)
 
 
 def _arg_reduce(x: Any, dimension: Any, output_type: Any, pick: Any) -> CArray:
+    wrong_axis = arg_reduce_message(x.shape, flat_ints(dimension)[0])
+    if wrong_axis is not None:
+        raise InvalidArgumentError(None, None, wrong_axis)
     axis = _axis(dimension, x.ndim, "ArgMax")
     if x.shape[axis] == 0:
         raise InvalidArgumentError(None, None, f"Reduction axis {flat_ints(dimension)[0]} is empty in shape "
@@ -303,6 +312,9 @@ def _expanded(x: Any, shape: tuple) -> list:
     return [x.data[p] for p in positions(shape, 0, steps)]
 
 
+broadcast_values = _expanded  # (shape_kernels' BroadcastTo of strings)
+
+
 def _pow(a: Any, b: Any) -> Any:
     try:
         return math.pow(a, b)
@@ -335,6 +347,50 @@ def _logical(function: Any) -> Any:
 
 logical_and = _logical(lambda a, b: 1 if a and b else 0)
 logical_or = _logical(lambda a, b: 1 if a or b else 0)
+
+
+def _equality(function: Any, if_incompatible: int) -> Any:
+    def kernel(x: Any, y: Any, *, incompatible_shape_error: bool = True) -> CArray:
+        try:
+            shape, xs, ys = _broadcast_pair(x, y)
+        except ValueError:
+            if incompatible_shape_error:
+                raise InvalidArgumentError(None, None, f"Incompatible shapes: {list(x.shape)} vs. "
+                                                       f"{list(y.shape)}") from None
+            return CArray(array.array("B", [if_incompatible]), (), dtypes.bool)
+        return CArray(array.array("B", [function(a, b) for a, b in zip(xs, ys)]), shape, dtypes.bool)
+
+    return kernel
+
+
+def select_v2(cond: Any, t: Any, e: Any) -> CArray:
+    """out = t where cond else e, all three broadcasting (any dtype: the C kernel copies numbers only)."""
+    try:
+        shape = broadcast_shapes(cond.shape, t.shape, e.shape)
+    except ValueError:
+        dims = [f"[{','.join(map(str, a.shape))}]" for a in (cond, t, e)]
+        raise InvalidArgumentError(None, None, f"condition {dims[0]}, then {dims[1]}, and else {dims[2]} must be "
+                                               f"broadcastable") from None
+    picks = zip(_expanded(cond, shape), _expanded(t, shape), _expanded(e, shape))
+    return CArray(new_buffer(t.data.typecode, [a if c else b for c, a, b in picks]), shape, t.dtype)
+
+
+def select(cond: Any, t: Any, e: Any) -> CArray:
+    """out = t where cond else e; a vector cond picks whole rows (first dimension) of t or e."""
+    return select_v2(cond.reshape(select_condition_shape(cond.shape, t.shape, e.shape)), t, e)
+
+
+def add_strings(x: Any, y: Any) -> CArray:
+    """z = x + y for strings: each pair concatenated, broadcasting (numbers are the C kernel's)."""
+    if x.data.typecode != OBJECT_TYPECODE:
+        raise NumpyUnavailable("op AddV2 has no kernel without NumPy for these inputs: only strings and the C kernels")
+    shape, xs, ys = _broadcast_pair(x, y)
+    return CArray(new_buffer(OBJECT_TYPECODE, [a + b for a, b in zip(xs, ys)]), shape, x.dtype)
+
+
+# any dtype, strings included (the C kernels take numbers only)
+equal = _equality(lambda a, b: 1 if a == b else 0, 0)
+not_equal = _equality(lambda a, b: 1 if a != b else 0, 1)
 
 
 def l2_loss(t: Any) -> CArray:

@@ -20,6 +20,7 @@ from typing import Any
 
 from webflow.backends.arrays import carray as c_array
 from webflow.backends.arrays.carray import CArray
+from webflow.backends.arrays.object_buffer import new_buffer
 from webflow.backends.c.adapters import broadcast_shapes, flat_ints
 from webflow.backends.portable.array_kernels import _broadcast_pair, _expanded, transpose
 from webflow.framework import dtypes
@@ -30,7 +31,7 @@ def _like(x: CArray, values: list, shape: tuple | None = None, dtype: Any = None
     dtype = x.dtype if dtype is None else dtypes.as_dtype(dtype).base_dtype
     if dtype.is_integer:
         values = [int(v) for v in values]
-    return CArray(array.array(c_array.TYPECODES[dtype.name], values), x.shape if shape is None else shape, dtype)
+    return CArray(new_buffer(c_array.TYPECODES[dtype.name], values), x.shape if shape is None else shape, dtype)
 
 
 def _rows_last(x: CArray, axis: int) -> tuple:
@@ -199,10 +200,31 @@ def _unravel(flat_index: int, shape: tuple) -> list:
     return position[::-1]
 
 
+def gather(params: Any, indices: Any, axis: Any, *, batch_dims: int = 0) -> CArray:
+    """y[a..., i..., b...] = params[a..., indices[i...], b...] (indices along `axis`), any dtype."""
+    axis = flat_ints(axis)[0]
+    if not -params.ndim <= axis < params.ndim:
+        raise InvalidArgumentError(None, None, f"Shape must be at least rank {axis + 1 if axis >= 0 else -axis} "
+                                               f"but is rank {params.ndim}")
+    axis %= params.ndim
+    size, inner = params.shape[axis], math.prod(params.shape[axis + 1:])
+    picks = flat_ints(indices)
+    for row, i in enumerate(picks):
+        if not 0 <= i < size:
+            where = ",".join(str(p) for p in _unravel(row, indices.shape))
+            raise IndexError(f"indices[{where}] = {i} is not in [0, {size})")
+    data = new_buffer(params.data.typecode)
+    for block in range(math.prod(params.shape[:axis])):
+        base = block * size * inner
+        for i in picks:
+            data.extend(params.data[base + i * inner:base + (i + 1) * inner])
+    return CArray(data, params.shape[:axis] + indices.shape + params.shape[axis + 1:], params.dtype)
+
+
 def gather_nd(params: Any, indices: Any) -> CArray:
     """y[i...] = params[indices[i..., 0], ..., indices[i..., K-1], ...]."""
     offsets, inner = _nd_offsets(indices, params.shape, "GatherNd")
-    data = array.array(params.data.typecode)
+    data = new_buffer(params.data.typecode)
     for offset in offsets:
         data.extend(params.data[offset:offset + inner])
     return CArray(data, indices.shape[:-1] + params.shape[indices.shape[-1]:], params.dtype)

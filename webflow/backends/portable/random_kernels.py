@@ -175,7 +175,7 @@ def random_shuffle(context_: Any, value: Any, *, seed: int = 0, seed2: int = 0, 
         j = i + word % (size - i)
         permutation[i], permutation[j] = permutation[j], permutation[i]
     inner = value.size // size
-    data = array.array(value.data.typecode)
+    data = value.data[:0]  # an empty buffer of the same kind: numbers, or strings (string_input_producer's names)
     for row in permutation:
         data.extend(value.data[row * inner:(row + 1) * inner])
     return CArray(data, value.shape, value.dtype)

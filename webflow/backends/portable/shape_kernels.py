@@ -18,10 +18,12 @@ from typing import Any
 
 from webflow.backends.arrays import carray as c_array
 from webflow.backends.arrays.carray import CArray
+from webflow.backends.arrays.object_buffer import OBJECT_TYPECODE, new_buffer
 from webflow.backends.c.adapters import broadcast_shapes, flat_ints
 from webflow.backends.c.elementwise import add
 from webflow.backends.c.reduce import sum_reduce
 from webflow.framework.errors import InvalidArgumentError
+from webflow.framework.run_time_messages import bias_count_message, expand_dims_message, fill_message
 
 
 def _vector(values: list, dtype: Any) -> CArray:
@@ -52,6 +54,9 @@ def reshape(x: Any, new_shape: Any) -> CArray:
 def expand_dims(x: Any, axis: Any) -> CArray:
     """y = x with a 1 inserted at axis."""
     where = flat_ints(axis)[0]
+    wrong_axis = expand_dims_message(x.shape, where)
+    if wrong_axis is not None:
+        raise InvalidArgumentError(None, None, wrong_axis)
     where = where if where >= 0 else x.ndim + 1 + where
     return x.reshape(x.shape[:where] + (1,) + x.shape[where:])
 
@@ -89,6 +94,9 @@ def broadcast_gradient_args(s0: Any, s1: Any) -> list:
 # --- filled tensors -----------------------------------------------------------------------------------
 def fill(dims: Any, value: Any) -> CArray:
     """y = an array of shape dims holding value everywhere."""
+    negative = fill_message(flat_ints(dims))
+    if negative is not None:
+        raise InvalidArgumentError(None, None, negative)
     return c_array.full(flat_ints(dims), value.item(), value.dtype)
 
 
@@ -107,6 +115,10 @@ def broadcast_to(x: Any, target: Any) -> CArray:
     shape = tuple(flat_ints(target))
     if broadcast_shapes(x.shape, shape) != shape:
         raise ValueError(f"Unable to broadcast tensor of shape {list(x.shape)} to tensor of shape {list(shape)}")
+    if x.data.typecode == OBJECT_TYPECODE:  # strings: copied element by element
+        from webflow.backends.portable.array_kernels import broadcast_values  # (that module imports this one)
+
+        return CArray(new_buffer(OBJECT_TYPECODE, broadcast_values(x, shape)), shape, x.dtype)
     return add(c_array.empty(shape, x.dtype), x)  # 0 + x, broadcast by the C kernel
 
 
@@ -141,8 +153,7 @@ def bias_add(value: Any, bias: Any, *, data_format: str = "NHWC") -> Any:
     """y = value + bias along the channel axis (the last one, or axis 1 for NC.. formats)."""
     channel = _channel_axis(data_format, value.ndim)
     if bias.shape[0] != value.shape[channel]:
-        raise InvalidArgumentError(None, None, f"Must provide as many biases as the channel dimension of the input "
-                                               f"tensor: {list(bias.shape)} vs. {list(value.shape)}")
+        raise InvalidArgumentError(None, None, bias_count_message(bias.shape, value.shape))
     shape = [1] * value.ndim
     shape[channel] = bias.shape[0]  # a [C, 1, 1] bias broadcasts along axis 1 of an NCHW value
     return add(value, bias.reshape(shape[channel:]))
@@ -196,7 +207,7 @@ def split_v(x: Any, sizes: Any, axis: Any, *, num_split: int) -> list:
     outer, inner = math.prod(x.shape[:axis]), math.prod(x.shape[axis + 1:])
     parts, start = [], 0
     for length in sizes:
-        data = array.array(x.data.typecode)
+        data = new_buffer(x.data.typecode)
         for block in range(outer):
             base = (block * x.shape[axis] + start) * inner
             data.extend(x.data[base:base + length * inner])
