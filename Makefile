@@ -93,6 +93,20 @@ test: $(VENV)/.installed $(TF_VENV)/.installed $(PROTOC_VENV)/.installed-$(GRPCI
 	WEBFLOW_REQUIRE_BROWSER=1 WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(DATA)} \
 		$(PY) -m pytest -q
 
+# Fuzzed readers, the long run (tests/fuzz/README.md; not part of `make test`, whose tests/fuzz/ run is small):
+# every hypothesis test with 3000 examples, then coverage-guided atheris (pip-installed here only: a cp311 wheel)
+# for FUZZ_SECONDS per reader, seeded from tests/fuzz/corpus/; crashes land in .fuzz-out/<reader>/.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz: $(VENV)/.installed
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider tests/fuzz
+	$(PY) -m pip install -q atheris
+	for target in $$($(PY) tests/fuzz/atheris_readers.py --list); do \
+		seeds=$(CURDIR)/tests/fuzz/corpus/$$target; test -d $$seeds || seeds=; \
+		mkdir -p .fuzz-out/$$target && cd .fuzz-out/$$target && \
+		$(CURDIR)/$(PY) $(CURDIR)/tests/fuzz/atheris_readers.py $$target . $$seeds \
+			-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 || exit 1; cd $(CURDIR); done
+
 # The static site (site/README.md): webflow's wheel, protobuf's pure-Python wheel (pip-downloaded from PyPI, pinned
 # in tools/wheels.py), offline Pyodide, the MNIST demo page, the JupyterLite lessons, all into site/_build/
 # (serve: python tests/browser/static_server.py). The browser tests and tests/pyodide/test_protobuf_in_pyodide.py need it.

@@ -1,22 +1,23 @@
 """Checkpoint and event-file I/O of webflow next to TensorFlow's, printed as JSON lines.
 
-    python benchmarks/checkpoint_io.py [--tf-python PATH] [--quick] [--tmpdir DIR]
+    python benchmarks/checkpoint_io.py [--tf-python PATH] [--quick] [--rounds N] [--tmpdir DIR]
 
-Measures, for webflow in this process and for TensorFlow (tf.compat.v1) by re-running this file under
-TensorFlow's interpreter (--tf-python, else the WEBFLOW_TF_PYTHON environment variable):
+Measures webflow and TensorFlow (tf.compat.v1), each in a fresh process re-running this file (TensorFlow's under
+its interpreter: --tf-python, else the WEBFLOW_TF_PYTHON environment variable), alternating for --rounds rounds
+and printing the median over the rounds of each figure:
 - save_restore_100mb:  a TF1 graph with 25 float32 variables of 1024x1024 (100 MiB), initialized;
                        `saver.save(sess, prefix, write_meta_graph=False)` and `saver.restore(sess, prefix)`,
                        each the best of 5 (2 with --quick), in milliseconds and MiB/s. The checkpoint goes to
                        a fresh temporary directory (under --tmpdir, default the system's), the same for both
-                       engines. webflow fsyncs the checkpoint files it writes, TensorFlow does not, so
-                       webflow's save includes reaching the disk and TensorFlow's only the page cache;
-                       restore reads from the page cache in both.
+                       engines. webflow syncs the checkpoint files it writes (fdatasync, then the directory
+                       after the renames), TensorFlow does not, so webflow's save includes reaching the disk
+                       and TensorFlow's only the page cache; restore reads from the page cache in both.
 - add_summary_scalar:  one `FileWriter.add_summary(bytes of a one-scalar Summary, step)`, microseconds per
                        call: the best of several blocks of 1000 calls, each block ending with
                        `writer.flush()` (included in the time, in both engines: TensorFlow's writer hands
                        events to a background thread, so only a flushed block has really written them).
-Each figure is the best of several repeats (the least-disturbed measurement). One line per figure:
-{"benchmark", "phase"?, "unit", "webflow", "tensorflow", "ratio"} with ratio = webflow / TensorFlow.
+In each process a figure is the best of several repeats (the least-disturbed measurement). One line per figure:
+{"benchmark", "phase"?, "unit", "webflow", "tensorflow", "ratio", "rounds"?} with ratio = webflow / TensorFlow.
 """
 
 from __future__ import annotations
@@ -124,11 +125,33 @@ def _line(benchmark: str, unit: str, mine: float, theirs: float | None, **extra)
     return line
 
 
+def _child(python: str, framework: str, args: argparse.Namespace) -> dict:
+    """One engine's figures, measured in a fresh process: {"save_ms", "restore_ms", "add_summary_us"}."""
+    command = [python, os.path.abspath(__file__), "--framework", framework]
+    command += ["--quick"] if args.quick else []
+    command += ["--tmpdir", args.tmpdir] if args.tmpdir else []
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        sys.exit(f"the {framework} run failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="webflow checkpoint and event-file I/O next to TensorFlow's")
     parser.add_argument("--tf-python", default=os.environ.get("WEBFLOW_TF_PYTHON"),
                         help="TensorFlow's python interpreter (default: $WEBFLOW_TF_PYTHON)")
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="rounds of (TensorFlow process, webflow process), alternating; the figures printed "
+                             "are the medians over the rounds (a loaded machine drifts: interleave)")
     parser.add_argument("--tmpdir", default=None,
                         help="where the temporary checkpoint directories go (default: the system's temp dir)")
     parser.add_argument("--framework", choices=["webflow", "tensorflow"], help=argparse.SUPPRESS)
@@ -136,29 +159,25 @@ def main() -> None:
     if args.framework:  # the child run: print one JSON dict
         print(json.dumps(measure(args.framework, args.quick, args.tmpdir)))
         return
-    theirs: dict = {}
-    if args.tf_python:
-        command = [args.tf_python, os.path.abspath(__file__), "--framework", "tensorflow"]
-        command += ["--quick"] if args.quick else []
-        command += ["--tmpdir", args.tmpdir] if args.tmpdir else []
-        env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-        env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-        if done.returncode != 0:
-            sys.exit(f"the TensorFlow run failed:\n{done.stderr[-3000:]}")
-        theirs = json.loads(done.stdout.strip().splitlines()[-1])
-    else:
+    if not args.tf_python:
         print("# no TensorFlow interpreter (--tf-python or WEBFLOW_TF_PYTHON): webflow figures only", file=sys.stderr)
-    mine = measure("webflow", args.quick, args.tmpdir)
+    rounds: dict[str, list[dict]] = {"tensorflow": [], "webflow": []}
+    for _ in range(max(1, args.rounds)):
+        if args.tf_python:
+            rounds["tensorflow"].append(_child(args.tf_python, "tensorflow", args))
+        rounds["webflow"].append(_child(sys.executable, "webflow", args))
+    mine = {key: _median([r[key] for r in rounds["webflow"]]) for key in rounds["webflow"][0]}
+    theirs = {key: _median([r[key] for r in rounds["tensorflow"]]) for key in mine} if args.tf_python else {}
+    extra = {"rounds": len(rounds["webflow"])} if len(rounds["webflow"]) > 1 else {}
     for phase in ("save", "restore"):
         key = f"{phase}_ms"
-        line = _line("save_restore_100mb", "ms", mine[key], theirs.get(key), phase=phase, mib=round(MIB, 1))
+        line = _line("save_restore_100mb", "ms", mine[key], theirs.get(key), phase=phase, mib=round(MIB, 1), **extra)
         line["webflow_mib_s"] = round(MIB / (mine[key] / 1e3), 1)
         if key in theirs:
             line["tensorflow_mib_s"] = round(MIB / (theirs[key] / 1e3), 1)
         print(json.dumps(line))
     print(json.dumps(_line("add_summary_scalar", "us/call", mine["add_summary_us"], theirs.get("add_summary_us"),
-                           flush="included")))
+                           flush="included", **extra)))
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ batch 50, the same TF1 code under both engines. Its images and labels come, per 
                     .prefetch(1) (TensorFlow's performance guide: batch before parsing);
 - *_static:         the same with batch(50, drop_remainder=True): a batch dimension known when the graph is built.
 tf.data's batch() without drop_remainder gives a batch dimension of None (as in TensorFlow, even after repeat()),
-which costs webflow ~2 ms of CPU per step (its executor fuses bias + Relu only on known shapes): benchmarks/FIGURES.md,
-"tf.data-fed CNN vs feed_dict".
+which cost webflow ~2 ms of CPU per step while its executor fused bias + Relu only on known shapes, ~0.1-0.6 ms since
+it fuses on the rank and channel count: benchmarks/FIGURES.md, "Fusion with an unknown batch".
 Every mode still feeds keep_prob (0.5) so each step is one Session.run with a feed. MNIST's 60,000 training
 images (--data, else $WEBFLOW_DATA's mnist/, else the 6,000-image sample in the wheel); the TFRecord file is
 written once by webflow (TensorFlow reads the same bytes). Each engine runs in its own child process (TensorFlow

@@ -9,7 +9,11 @@ or the 10,000 test images with --quick. Each engine then runs, best of 3 passes 
 - tfrecord_batch128_eager:  `for batch in TFRecordDataset(path).batch(128)` in TF2's eager mode;
 - tfrecord_batch128_graph:  the same pipeline in a TF1 graph, a one-shot iterator's get_next per Session.run
                             until OutOfRangeError;
-- tfrecord_map_shuffle_batch128_eager: `.map(lambda r: (r, 1)).shuffle(1024, seed=1).batch(128).prefetch(2)`.
+- tfrecord_map_shuffle_batch128_eager: `.map(lambda r: (r, 1)).shuffle(1024, seed=1).batch(128).prefetch(2)`;
+- png_decode_resize_map_autotune_eager: the same images as PNG files (8-bit grey, written by zlib here) read
+  from a second TFRecord file, `.map(decode_png -> resize 56x56 -> per_image_standardization,
+  num_parallel_calls=AUTOTUNE).batch(128)`: TensorFlow runs the calls in parallel threads, webflow in turn
+  (webflow/data/README.md says why); `..._sequential_eager` is the same without num_parallel_calls.
 TensorFlow runs by re-running this file under its interpreter (--tf-python, else $WEBFLOW_TF_PYTHON).
 One line per figure: {"benchmark", "unit": "records/s", "webflow", "tensorflow", "ratio"}, ratio = webflow /
 TensorFlow (below 1: webflow is slower).
@@ -25,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PASSES = 3
@@ -42,6 +47,29 @@ def write_records(data: str, quick: bool, path: str) -> int:
         for i, label in enumerate(labels):
             writer.write(images[i * 784:(i + 1) * 784] + bytes([label]))
     return len(labels)
+
+
+def png_path(path: str) -> str:
+    return path + ".png.tfrecord"
+
+
+def write_png_records(path: str) -> None:
+    """Each record of `path` (784 pixels + label) again as a 28x28 grey PNG, in a second TFRecord file."""
+    from webflow.io.tfrecord import TFRecordWriter, tf_record_iterator
+
+    with TFRecordWriter(png_path(path)) as writer:
+        for record in tf_record_iterator(path):
+            writer.write(_png(record[:784], 28, 28))
+
+
+def _png(pixels: bytes, width: int, height: int) -> bytes:
+    """A minimal PNG (the PNG spec: IHDR, one zlib IDAT of rows each led by filter byte 0, IEND)."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return len(body).to_bytes(4, "big") + kind + body + zlib.crc32(kind + body).to_bytes(4, "big")
+
+    header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 0, 0, 0, 0])
+    rows = b"".join(b"\0" + pixels[y * width:(y + 1) * width] for y in range(height))
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
 def _best_rate(run_pass, records: int) -> float:
@@ -84,7 +112,18 @@ def measure(framework: str, path: str, records: int) -> dict:
                 except tf1.errors.OutOfRangeError:
                     return seen
 
-    return {"tfrecord_batch128_eager": _best_rate(eager_pass, records),
+    def png_pass(parallel: bool) -> int:
+        def prepare(record):
+            image = tf.image.resize(tf.image.decode_png(record, channels=1), [56, 56])
+            return tf.image.per_image_standardization(image)
+
+        calls = tf.data.AUTOTUNE if parallel else None
+        dataset = tf.data.TFRecordDataset(png_path(path)).map(prepare, num_parallel_calls=calls).batch(128)
+        return sum(int(batch.shape[0]) for batch in dataset)
+
+    return {"png_decode_resize_map_autotune_eager": _best_rate(lambda: png_pass(True), records),
+            "png_decode_resize_map_sequential_eager": _best_rate(lambda: png_pass(False), records),
+            "tfrecord_batch128_eager": _best_rate(eager_pass, records),
             "tfrecord_batch128_graph": _best_rate(graph_pass, records),
             "tfrecord_map_shuffle_batch128_eager": _best_rate(eager_map_shuffle_pass, records)}
 
@@ -107,6 +146,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="data_pipeline-") as directory:
         path = os.path.join(directory, "mnist.tfrecord")
         records = write_records(args.data, args.quick, path)
+        write_png_records(path)
         theirs: dict = {}
         if args.tf_python:
             env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}

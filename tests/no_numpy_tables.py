@@ -22,7 +22,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TABLES = ("array", "control_flow", "conv", "core", "indexing", "linalg", "logic", "math", "moments", "nn_activation",
           "nn", "pool", "random", "reduction", "state", "summary", "training", "checkpoint", "string",
-          "image", "parsing", "dataset", "audio", "queue", "tensor_array")
+          "image", "parsing", "dataset", "audio", "queue", "tensor_array",
+          "candidate_sampling")
 CASE_LISTS = ("CASES", "MASK_CASES")
 
 

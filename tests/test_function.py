@@ -129,3 +129,28 @@ def test_nested_functions_and_python_outputs():
 
     result = outer(wf.constant(1.0))
     assert result["note"] == "hello" and float(result["value"]) == 4.0
+
+
+def test_a_gradient_tape_inside_a_traced_function_trains_its_captured_variables() -> None:
+    """The TF2 training step: GradientTape + assign_sub inside wf.function. The tape records the function's graph
+    while it is traced; d/dv sum((x v)^2) = 2 x^T (x v), by hand, step after step (the variable really changes)."""
+    x = np.array([[3.0, 4.0], [1.0, -2.0]], np.float32)
+    v = wf.Variable([[1.0], [2.0]])
+    unwatched = wf.Variable([[5.0]], trainable=False)
+
+    @wf.function
+    def step(inputs):
+        with wf.GradientTape() as tape:
+            loss = wf.reduce_sum(wf.matmul(inputs, v) ** 2) * unwatched
+        grad, none = tape.gradient(loss, [v, unwatched])
+        v.assign_sub(0.001 * grad)
+        return grad, none is None
+
+    expected_v = np.array([[1.0], [2.0]], np.float32)
+    for _ in range(3):
+        grad, unwatched_has_none = step(wf.constant(x))
+        expected_grad = 5.0 * 2.0 * x.T @ (x @ expected_v)
+        np.testing.assert_allclose(grad.numpy(), expected_grad, rtol=1e-6)
+        expected_v = expected_v - 0.001 * expected_grad
+        np.testing.assert_allclose(v.numpy(), expected_v, rtol=1e-6)
+        assert bool(unwatched_has_none)  # not trainable: not watched, as TensorFlow

@@ -32,11 +32,17 @@ def code_cells(path: str) -> list[str]:
 
 
 def run_notebook(path: str) -> None:
-    """Executes the code cells in one namespace; an error says which cell failed."""
+    """Executes the code cells in one namespace; an error says which cell failed. As in Jupyter, the working
+    directory is the notebook's folder (lessons import their exercise checkers and plots helper from it)."""
     namespace: dict = {"__name__": "__main__"}
-    for number, source in enumerate(code_cells(path), start=1):
-        code = compile(source, f"{os.path.basename(path)}[code cell {number}]", "exec")
-        exec(code, namespace)  # noqa: S102 (running the lesson is the point)
+    previous = os.getcwd()
+    os.chdir(os.path.dirname(os.path.abspath(path)))
+    try:
+        for number, source in enumerate(code_cells(path), start=1):
+            code = compile(source, f"{os.path.basename(path)}[code cell {number}]", "exec")
+            exec(code, namespace)  # noqa: S102 (running the lesson is the point)
+    finally:
+        os.chdir(previous)
 
 
 def test_there_are_lessons() -> None:

@@ -40,6 +40,8 @@ GAPS.update({name: "the summary kernels build their Summary protos with NumPy (b
              and not name.startswith("summary:scalar_summary")})  # ScalarSummary runs on string_values
 GAPS.update({name: "the checkpoint ops read and write NumPy arrays (io/checkpoint_bundle.py)"
              for name in ROWS if name.startswith("checkpoint:")})
+GAPS.update({name: "the candidate samplers have NumPy kernels only (ops/candidate_sampling_ops.py)"
+             for name in ROWS if name.startswith("candidate_sampling:")})
 
 
 def _run(no_numpy: bool) -> dict:

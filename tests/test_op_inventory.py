@@ -49,6 +49,8 @@ NO_GRADIENT = {
                   "ResizeNearestNeighborGrad", "AdjustContrastv2")},
     # audio (ops/audio_ops.py): TF's registry has nothing for the WAV codecs (AudioSummaryV2 is NotDifferentiable)
     **{op: "TF registers none (gen_audio_ops): LookupError in TF too" for op in ("EncodeWav", "DecodeWav")},
+    # tf.data's sparse components (ops/dataset_sparse.py): TF 2.21's registry has neither (LookupError there too)
+    **{op: "TF registers none: LookupError in TF 2.21 too" for op in ("SerializeSparse", "DeserializeSparse")},
     # tf.data (ops/dataset_ops.py, iterator_ops.py): TF registers nothing for dataset or iterator ops
     **{op: "TF registers none (tf.gradients through DatasetToSingleElement raises LookupError in TF 2.21 too)"
        for op in ("TensorSliceDataset", "TensorDataset", "RangeDataset", "GeneratorDataset", "TFRecordDataset",

@@ -65,4 +65,8 @@ from webflow import config
 # --- lab (lab/): notebook display; importing it gives Graph/Session/wf.function a _repr_mimebundle_ ---
 from webflow import lab
 
+# --- keras (keras/): tf.keras (layers, Sequential / Model, compile / fit); tf.optimizers is keras.optimizers ---
+from webflow import keras
+from webflow.keras import optimizers
+
 __version__ = "0.1.0"

@@ -14,6 +14,7 @@ from webflow.framework.errors import OpError
 from webflow.framework.graph import Graph, GraphKeys, Operation
 from webflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from webflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from webflow.framework.sparse_tensor_spec import SparseTensorSpec
 from webflow.framework.tensor import EagerTensor, Tensor, is_tensor
 from webflow.framework.tensor_shape import Dimension, TensorShape
 from webflow.framework import errors

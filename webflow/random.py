@@ -6,9 +6,11 @@ The ops are in ops/random_ops.py; the seed rules in framework/random_seed.py.
 
 # ruff: noqa: F401
 from webflow.framework.random_seed import set_seed
+from webflow.ops.candidate_sampling_ops import log_uniform_candidate_sampler, uniform_candidate_sampler
 from webflow.ops.random_ops import categorical, truncated_normal
 from webflow.ops.random_ops import random_normal as normal
 from webflow.ops.random_ops import random_shuffle as shuffle
 from webflow.ops.random_ops import random_uniform as uniform
 
-__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "set_seed"]
+__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "set_seed",
+           "log_uniform_candidate_sampler", "uniform_candidate_sampler"]

@@ -9,9 +9,8 @@ browser /tmp is Pyodide's in-memory file system), then the graph reads its batch
 whose iterator's `get_next()` is the default of the model's `pixels` / `labels` placeholders: a training step is
 `session.run(train_op)` with no feed at all, while testing and predicting still feed those placeholders.
 
-Nothing here needs NumPy or protobuf. Where protobuf is missing (Pyodide) an Example is encoded by the few lines
-of `example_record` below: the protobuf wire format of exactly the message `tf.train.Example` would build
-(tests/test_demo_tfdata.py checks that both parse to the same message).
+Nothing here needs NumPy. `tf.train.Example` is protobuf's message class: the site ships protobuf's pure-Python
+wheel beside webflow's (site/build.py), so the browser builds the same records as CPython.
 """
 
 from __future__ import annotations
@@ -26,41 +25,11 @@ from mnist_model import BATCH, EPOCHS, SEED, SIZES, MnistDemo, tf
 FEATURES = {"image_raw": tf.FixedLenFeature([], tf.string), "label": tf.FixedLenFeature([], tf.int64)}
 
 
-def _varint(value: int) -> bytes:
-    """A protobuf base-128 varint (least significant 7 bits first, high bit = more bytes follow)."""
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    """A length-delimited protobuf field (wire type 2): tag, length, bytes."""
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _wire_example(image: bytes, label: int) -> bytes:
-    """Example{features: Features{feature: {"image_raw": bytes_list [image], "label": int64_list [label]}}}.
-    A map entry is a message {1: key, 2: value}; Feature's oneof numbers bytes_list 1, int64_list 3; the
-    int64 list is packed (one length-delimited field holding the varints)."""
-    image_feature = _field(1, _field(1, image))                    # Feature.bytes_list.value[0]
-    label_feature = _field(3, _field(1, _varint(label)))           # Feature.int64_list.value (packed)
-    entries = (_field(1, _field(1, b"image_raw") + _field(2, image_feature))
-               + _field(1, _field(1, b"label") + _field(2, label_feature)))
-    return _field(1, entries)                                      # Example.features
-
-
 def example_record(image: bytes, label: int) -> bytes:
-    """One training example as serialized `tf.train.Example` bytes: the real message where protobuf is
-    installed, else the same message encoded by hand (the browser)."""
-    try:
-        example = tf.train.Example(features=tf.train.Features(feature={
-            "image_raw": tf.train.Feature(bytes_list=tf.train.BytesList(value=[image])),
-            "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[label]))}))
-    except ImportError:  # no protobuf (Pyodide): tf.train.Example cannot load
-        return _wire_example(image, label)
+    """One training example as serialized `tf.train.Example` bytes."""
+    example = tf.train.Example(features=tf.train.Features(feature={
+        "image_raw": tf.train.Feature(bytes_list=tf.train.BytesList(value=[image])),
+        "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[label]))}))
     return example.SerializeToString()
 
 

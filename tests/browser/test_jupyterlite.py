@@ -37,7 +37,18 @@ EXPECTED = {
                              "You must feed a value for placeholder tensor 'x'"],  # InvalidArgumentError, caught
     "02_variables_and_gradients.ipynb": ["graph:   [-27.5, -9.5]", "by hand: [-27.5, -9.5]", "-27.5 -9.5"],
     "03_mnist_softmax.ipynb": ["labels of the first ten images: [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]", "epoch 5: test loss"],
+    "07_input_pipelines.ipynb": ["[[0, 1, 4, 9], [16, 25, 36, 49], [64, 81]]",
+                                 "838000 bytes on disk = 822000 bytes of records + 16 × 1000 of framing",
+                                 "queues exhausted after 1000 records", "Exercise 7.3: not started"],
+    "08_saving_and_tensorboard.ipynb": ["[('W', [784, 10]), ('b', [10]), ('global_step', [])]",
+                                        "60 loss values, steps 1 to 60", "Exercise 8.3: not started"],
 }
+# Pictures a lesson must show, counted by CSS selector: its plots (lessons/plots.py, SVG outputs) and webflow's
+# TensorBoard panel (drawn by the labextension: its scalar-smoothing control).
+SVG_OUTPUT = '.jp-OutputArea-output[data-mime-type="image/svg+xml"]'
+TENSORBOARD_PANEL = ".jp-OutputArea-output .wf-tb-smoothing"
+PICTURES = {"07_input_pipelines.ipynb": {SVG_OUTPUT: 2},
+            "08_saving_and_tensorboard.ipynb": {SVG_OUTPUT: 2, TENSORBOARD_PANEL: 1}}
 # After lesson 01 (which imported webflow): protobuf, installed with webflow from the site's Pyodide lock (webflow's
 # entry depends on it: site/build_lite.py), then imported and used for a tf.train.Example. Run in the lesson's kernel
 # through JupyterLab's API, one request each: the kernel loads lock packages named by a request's imports first,
@@ -112,6 +123,7 @@ def test_lesson_runs_in_jupyterlite_offline(lesson: str, tmp_path) -> None:
             text = page.inner_text(".jp-Notebook")
             errors = [element.inner_text()
                       for element in page.query_selector_all(ERROR_OUTPUT)]
+            pictures = {selector: len(page.query_selector_all(selector)) for selector in PICTURES.get(lesson, {})}
             protobuf = ([page.evaluate(KERNEL_OUTPUT, code) for code in PROTOBUF_CODE]
                         if lesson == PROTOBUF_LESSON else [])
         except Exception:
@@ -124,6 +136,7 @@ def test_lesson_runs_in_jupyterlite_offline(lesson: str, tmp_path) -> None:
     assert not errors, f"a lesson cell raised in the browser: {errors}"
     for expected in EXPECTED[lesson]:
         assert expected in text, (expected, text[-3000:])
+    assert pictures == PICTURES.get(lesson, {}), pictures
     if protobuf:
         print(f"kernel: {' / '.join(line.strip() for line in protobuf)}")
     if protobuf:  # one Example with n = [3]: features{feature{key "n" value{int64_list{value 3}}}}

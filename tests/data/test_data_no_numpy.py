@@ -44,6 +44,17 @@ out["windows"] = [plain(e) for e in windows.flat_map(lambda w: w.padded_batch(2,
 out["generator"] = [plain(e) for e in wf.data.Dataset.from_generator(lambda: iter([[1, 2], [3, 4]]), wf.int32, [2])
                     .interleave(lambda v: wf.data.Dataset.from_tensors(v).repeat(2), cycle_length=2)]
 out["reduce"] = plain(wf.data.Dataset.range(6).reduce(wf.constant(0, wf.int64), lambda s, v: s + v * v))
+def parts(s):
+    return [plain(s.indices), plain(s.values), plain(s.dense_shape)]
+
+def example(values):
+    feature = wf.train.Feature(int64_list=wf.train.Int64List(value=values))
+    return wf.train.Example(features=wf.train.Features(feature={"v": feature})).SerializeToString()
+
+parsed = wf.data.Dataset.from_tensor_slices([example([1, 2, 3]), example([]), example([7])]).map(
+    lambda r: wf.io.parse_single_example(r, {"v": wf.io.VarLenFeature(wf.int64)})["v"])
+out["sparse_batches"] = [parts(b) for b in parsed.batch(2)]
+out["sparse_rows"] = [parts(b) for b in parsed.batch(2).unbatch()]
 print("RESULT:" + json.dumps(out))
 '''
 
@@ -63,3 +74,6 @@ def test_pipeline_without_numpy_matches_numpy():
     assert without == with_numpy
     assert with_numpy["reduce"] == sum(v * v for v in range(6))
     assert with_numpy["windows"] == [[[0], [1]], [[2, 2, 0], [3, 3, 3]], [[4, 4, 4, 4]]]
+    # batches of VarLenFeatures: [row, position] indices, dense shape [rows, longest row]
+    assert with_numpy["sparse_batches"] == [[[[0, 0], [0, 1], [0, 2]], [1, 2, 3], [2, 3]], [[[0, 0]], [7], [1, 1]]]
+    assert [rows[2] for rows in with_numpy["sparse_rows"]] == [[3], [3], [1]]

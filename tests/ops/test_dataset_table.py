@@ -87,6 +87,11 @@ def first_through_string_handle(dataset):
         return [feedable.get_next()]
 
 
+def _sparse_parts(dataset):
+    element = first(dataset)[0] if not hasattr(dataset, "dense_shape") else dataset
+    return [element.indices, element.values, element.dense_shape]
+
+
 def _fill_own_value(v):
     return wf.fill(wf.expand_dims(v, 0), v)
 
@@ -153,6 +158,11 @@ CASES = [
            [Y], lambda y: np.array([y[0], y[1], y[0], y[1]], np.int32), grad=False),
     OpCase("prefetch_cache", lambda x: first(Dataset.from_tensor_slices(x).cache().prefetch(2).skip(2)), [X],
            lambda x: x[2], grad=False),
+    # sparse elements: SerializeSparse makes the variant component, DeserializeSparse (after get_next) undoes it
+    OpCase("sparse_batch", lambda y: _sparse_parts(Dataset.from_tensors(wf.sparse.SparseTensor(
+        [[0], [2]], y[:2], [3])).repeat(2).batch(2)), [Y],
+           lambda y: [np.array([[0, 0], [0, 2], [1, 0], [1, 2]], np.int64), np.array([y[0], y[1], y[0], y[1]]),
+                      np.array([2, 3], np.int64)], grad=False, fully_static=False),
     # whole-dataset results
     OpCase("cardinality", lambda x: Dataset.from_tensor_slices(x).batch(3).cardinality(), [X],
            lambda x: np.int64(2), grad=False),

@@ -27,6 +27,23 @@ from kernel_jobs import Buffer, Job
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER = os.path.join(HERE, "pyodide_server.mjs")
 NODE_MODULES = os.path.join(HERE, "node_modules", "pyodide")
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SITE_WHEELS = os.path.join(os.environ.get("WEBFLOW_SITE", os.path.join(ROOT, "site", "_build")), "wheels")
+
+
+def site_protobuf_wheel() -> str:
+    """The protobuf wheel of the built site (site/build.py downloads it from PyPI; no test downloads), which the
+    browser pages load beside webflow's; skips (fails under `make test`) when the site is not built."""
+    from conftest import require_or_skip
+
+    index = os.path.join(SITE_WHEELS, "index.json")
+    if not os.path.exists(index):
+        require_or_skip(f"no built site at {SITE_WHEELS} (make site): it holds the protobuf wheel")
+    with open(index) as file:
+        name = json.load(file).get("protobuf")
+    if not name:
+        require_or_skip(f"{index} names no protobuf wheel: rebuild the site (make site)")
+    return os.path.join(SITE_WHEELS, name)
 
 
 class PyodideUnavailable(RuntimeError):

@@ -1,7 +1,8 @@
-"""The MNIST demo's tf.data mode inside Pyodide (Node, offline, no NumPy, no protobuf), against CPython.
+"""The MNIST demo's tf.data mode inside Pyodide (Node, offline, no NumPy; protobuf's pure-Python wheel from the
+built site, as the pages load it), against CPython.
 
 site/demo/mnist_tfdata.py writes 1,000 sample images as tf.train.Example records into a TFRecord under /tmp
-(Pyodide's in-memory file system; without protobuf the Examples are encoded by the demo's wire code), then trains
+(Pyodide's in-memory file system), then trains
 the demo's TF1 model through TFRecordDataset -> map(parse_single_example) -> cache -> shuffle(seed) -> batch, no
 feed_dict. The oracle is the same file run in CPython with NumPy and protobuf (a child process): every batch
 (labels, per-image pixel sums, the first image) must be identical — the seeded shuffle and the parsing are
@@ -26,7 +27,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from pyodide_session import NODE_MODULES, PyodideSession, PyodideUnavailable  # noqa: E402
+from pyodide_session import NODE_MODULES, PyodideSession, PyodideUnavailable, site_protobuf_wheel  # noqa: E402
 
 DEMO = os.path.join(ROOT, "site", "demo")
 SAMPLE = os.path.join(ROOT, "webflow", "datasets", "sample")
@@ -66,7 +67,7 @@ def _pyodide() -> dict:
     if shutil.which("node") is None or not os.path.isdir(NODE_MODULES):
         pytest.skip("node or tests/pyodide/node_modules (npm ci) missing: cannot run Pyodide")
     try:
-        session = PyodideSession.start(os.path.join(ROOT, "webflow"))
+        session = PyodideSession.start(os.path.join(ROOT, "webflow"), extra_wheels=[site_protobuf_wheel()])
     except PyodideUnavailable as error:
         pytest.skip(str(error))
     try:
@@ -89,7 +90,7 @@ def _pyodide() -> dict:
 def test_tf_data_fed_demo_in_pyodide_gives_cpythons_batches_and_learns() -> None:
     got = _pyodide()
     expected = _cpython()
-    assert (got["numpy"], got["protobuf"]) == (False, False)    # the browser's situation
+    assert (got["numpy"], got["protobuf"]) == (False, True)     # the browser's situation
     assert (expected["numpy"], expected["protobuf"]) == (True, True)
     assert got["records_in"].startswith("/tmp/")                 # Pyodide's in-memory file system
     assert got["info"]["input_pipeline"] == "tf.data" and got["info"]["train_examples"] == EXAMPLES

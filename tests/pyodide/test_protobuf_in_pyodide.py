@@ -27,10 +27,7 @@ from conftest import require_or_skip
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from pyodide_session import NODE_MODULES, PyodideSession, PyodideUnavailable  # noqa: E402
-
-# the built site (make site); WEBFLOW_SITE points at another build of it
-SITE_WHEELS = os.path.join(os.environ.get("WEBFLOW_SITE", os.path.join(ROOT, "site", "_build")), "wheels")
+from pyodide_session import NODE_MODULES, PyodideSession, PyodideUnavailable, site_protobuf_wheel  # noqa: E402
 
 # Sets `result` (JSON types). OUT: the folder to write into.
 WRITE = """
@@ -147,23 +144,11 @@ from webflow.protos import (checkpoint_state_pb2, event_pb2, example_pb2, graph_
 """
 
 
-def protobuf_wheel() -> str:
-    """The protobuf wheel of the built site (site/build.py downloads it from PyPI; no test downloads)."""
-    index = os.path.join(SITE_WHEELS, "index.json")
-    if not os.path.exists(index):
-        require_or_skip(f"no built site at {SITE_WHEELS} (make site): it holds the protobuf wheel")
-    with open(index) as file:
-        name = json.load(file).get("protobuf")
-    if not name:
-        require_or_skip(f"{index} names no protobuf wheel: rebuild the site (make site)")
-    return os.path.join(SITE_WHEELS, name)
-
-
 @pytest.fixture(scope="module")
 def pyodide():
     if shutil.which("node") is None or not os.path.isdir(NODE_MODULES):
         require_or_skip(f"no node or npm pyodide (npm ci in {HERE})")
-    wheel = protobuf_wheel()
+    wheel = site_protobuf_wheel()
     try:
         session = PyodideSession.start(os.path.join(ROOT, "webflow"), extra_wheels=[wheel])
     except PyodideUnavailable as error:

@@ -494,6 +494,7 @@ with tf.Session() as sess:
     while True:
         sess.run(update, {step: float(n)})
         saver.save(sess, directory + "/model", global_step=n)
+        print("saved", flush=True)
         n += 1
 """
 
@@ -515,15 +516,15 @@ def test_saves_killed_at_random_moments_leave_a_restorable_latest(tmp_path) -> N
                 child = subprocess.Popen([sys.executable, "-c", _SAVER_LOOP, str(tmp_path)], env=env,
                                          stdout=subprocess.PIPE, text=True)
                 assert child.stdout.readline() == "ready\n"
+                # after the process's first save (which also imports the protobuf modules, slow on a loaded machine),
+                # so that every kill lands somewhere in the steady save loop, not always in that first save
+                assert child.stdout.readline() == "saved\n"
                 time.sleep(rng.uniform(0.0, 0.05))
                 child.send_signal(signal.SIGKILL)
                 child.wait()
                 child.stdout.close()
                 kills += 1
                 latest = tf.train.latest_checkpoint(str(tmp_path))
-                if latest is None:   # killed before its first save completed
-                    assert not os.path.exists(tmp_path / "checkpoint")
-                    continue
                 saver.restore(sess, latest)
                 n = int(latest.rsplit("-", 1)[1])
                 got_a, got_b, got_c = sess.run([a, b, c])
@@ -535,4 +536,4 @@ def test_saves_killed_at_random_moments_leave_a_restorable_latest(tmp_path) -> N
     # deletion leaks that one checkpoint, as in TensorFlow)
     assert len([name for name in os.listdir(tmp_path) if name.endswith(".index")]) < 30
     assert any(".tmp" in name or ".tempstate" in name for name in os.listdir(tmp_path)), os.listdir(tmp_path)
-    assert time.monotonic() - started < 120
+    assert time.monotonic() - started < 300  # a guard against a hung child, not a speed test

@@ -1,6 +1,11 @@
-"""`GradientTape`: eager reverse-mode autodiff. While active it records each op whose inputs it
-watches; `gradient` replays the record backwards through the same gradient rules `tf.gradients` uses.
+"""`GradientTape`: reverse-mode autodiff. While active it records each op whose inputs it watches;
+`gradient` replays the record backwards through the same gradient rules `tf.gradients` uses.
 Gradient rules run as ordinary eager ops, so an outer tape records them: nest tapes for second order.
+
+A tape opened while a graph is being built (the body of a `wf.function`, the TF2 training step) records that
+graph's operations instead, as they are added, and `gradient` then adds the gradient ops to the same graph. A
+variable is read there through the placeholder its handle was captured as, so that placeholder is what the tape
+watches and differentiates with respect to.
 """
 
 from __future__ import annotations
@@ -69,9 +74,11 @@ class GradientTape:
         self._entries: list[EagerOp] = []
         self._recording = False
         self._used = False
+        self._graph: Any = None  # the graph being built when the tape opened; None when eager
 
     # --- recording -------------------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
+        self._graph = None if context.executing_eagerly() else context.get_default_graph()
         self._push()
         return self
 
@@ -87,15 +94,35 @@ class GradientTape:
         context.pop_tape_recorder(self._record)
         self._recording = False
 
-    def _record(self, opdef: Any, attrs: dict, inputs: list, outputs: list) -> None:
+    def _record(self, opdef: Any, attrs: dict, inputs: list, outputs: list, operation: Any = None) -> None:
+        if (operation.graph if operation is not None else None) is not self._graph:
+            return  # an op of another graph than the tape's (or eager while the tape is a graph's)
         if opdef.type in _READS_VARIABLES and self._watch_accessed_variables:
             for handle in inputs:  # a wf.function call reads every variable whose handle it takes
-                variable = handle._value
-                if handle.dtype.name == "resource" and getattr(variable, "trainable", False):
+                variable = self._variable_of(handle)
+                if getattr(variable, "trainable", False):
                     self._watch_variable(variable)
         if any(t._uid in self._watched for t in inputs):
-            self._entries.append(EagerOp(opdef.type, inputs, outputs, attrs))
+            self._entries.append(operation or EagerOp(opdef.type, inputs, outputs, attrs))
             self._watched.update(t._uid for t in outputs)
+
+    def _variable_of(self, handle: Any) -> Any:
+        """The variable whose handle `handle` is (eagerly), or was captured as (in the tape's graph); else None."""
+        if handle.dtype.name != "resource":
+            return None
+        if self._graph is None:
+            return handle._value
+        for outer, inner in getattr(self._graph, "captures", ()):
+            if inner is handle:
+                return getattr(outer, "_value", None)
+        return None
+
+    def _handle_in_tape_graph(self, variable: Any) -> Any:
+        """The tensor standing for `variable`'s handle where the tape records: the handle itself eagerly, the
+        placeholder it is captured as inside a wf.function being traced."""
+        if self._graph is None or not hasattr(self._graph, "capture"):
+            return variable.handle
+        return self._graph.capture(variable.handle)
 
     def watch(self, tensor: Any) -> None:
         """Records operations on `tensor` (or each tensor / variable in a nest) from now on."""
@@ -112,8 +139,9 @@ class GradientTape:
                 self._watched.add(item._uid)
 
     def _watch_variable(self, variable: Any) -> None:
-        if variable.handle._uid not in self._watched:
-            self._watched.add(variable.handle._uid)
+        handle = self._handle_in_tape_graph(variable)
+        if handle._uid not in self._watched:
+            self._watched.add(handle._uid)
             self._watched_variables.append(variable)
 
     def watched_variables(self) -> tuple:
@@ -184,7 +212,7 @@ class GradientTape:
     def _result_for(self, source: Any, grads: dict, unconnected: str) -> Any:
         from webflow.ops import array_ops
 
-        tensor = source.handle if hasattr(source, "_is_variable") else source
+        tensor = self._handle_in_tape_graph(source) if hasattr(source, "_is_variable") else source
         if not hasattr(tensor, "_uid"):
             raise ValueError(f"Cannot differentiate with respect to {source!r}: it is not a tensor or variable.")
         grad = aggregate(grads.get(tensor._uid, []))

@@ -49,3 +49,8 @@ rnn = SimpleNamespace(**{name: getattr(_rnn_cell, name) for name in (
     "RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell", "LSTMStateTuple",
     "DropoutWrapper", "ResidualWrapper")}, static_rnn=_static_rnn,
     static_bidirectional_rnn=_static_bidirectional_rnn)
+
+# --- seq2seq (nn/sequence_loss.py): tf.contrib.seq2seq.sequence_loss ---
+from webflow.nn.sequence_loss import sequence_loss as _sequence_loss  # noqa: E402
+
+seq2seq = SimpleNamespace(sequence_loss=_sequence_loss)

@@ -14,6 +14,7 @@ from typing import Any
 from webflow.data import building, grouping, iterators, sources, structure, tracing
 from webflow.data.building import AUTOTUNE, make_dataset
 from webflow.framework import context, dtypes, random_seed
+from webflow.framework.sparse_tensor import SparseTensorValue
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.dataset_values import INFINITE, UNKNOWN
@@ -44,6 +45,8 @@ class DatasetV2:
 
     # --- consuming --------------------------------------------------------------------------------------------
     def __iter__(self) -> Any:
+        if _inside_function_trace():
+            return iterators.FunctionIterator(self)
         if not context.executing_eagerly():
             raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode or within "
                                "tf.function.")
@@ -71,7 +74,7 @@ class DatasetV2:
             if isinstance(leaf, structure.DatasetSpec):
                 raise TypeError("`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that produce "
                                 f"values of type {type(self)}")
-        return (structure.map_structure(lambda t: t.numpy(), element) for element in self)
+        return (structure.map_structure(_numpy_of, element) for element in self)
 
     def cardinality(self) -> Any:
         return apply_op("DatasetCardinality", [self._variant_tensor])
@@ -254,6 +257,20 @@ class DatasetV2:
     list_files = staticmethod(sources.list_files)
 
 
+def _inside_function_trace() -> bool:
+    """True while a `wf.function` is being traced (its FuncGraph is the default graph)."""
+    from webflow.framework.func_graph import FuncGraph
+
+    return not context.executing_eagerly() and isinstance(context.get_default_graph(), FuncGraph)
+
+
+def _numpy_of(leaf: Any) -> Any:
+    """A component's NumPy value; a SparseTensor's is a SparseTensorValue, as TensorFlow gives."""
+    if hasattr(leaf, "dense_shape"):
+        return SparseTensorValue(leaf.indices.numpy(), leaf.values.numpy(), leaf.dense_shape.numpy())
+    return leaf.numpy()
+
+
 def _returned_dataset_spec(traced: tracing.TracedFunction, transformation: str) -> Any:
     if not hasattr(traced.output_structure, "_variant_tensor"):
         raise TypeError(f"The `{transformation}()` function must return a `tf.data.Dataset` object. Got "
@@ -264,10 +281,10 @@ def _returned_dataset_spec(traced: tracing.TracedFunction, transformation: str) 
 def _most_specific(a: Any, b: Any) -> Any:
     if isinstance(a, structure.DatasetSpec):
         return a
+    spec_type = type(a)  # a TensorSpec or a SparseTensorSpec
     if a.shape.rank is None or b.shape.rank is None or a.shape.rank != b.shape.rank:
-        return structure.TensorSpec(TensorShape(None), a.dtype)
-    return structure.TensorSpec([x if x == y else None for x, y in zip(a.shape.as_list(), b.shape.as_list())],
-                                a.dtype)
+        return spec_type(TensorShape(None), a.dtype)
+    return spec_type([x if x == y else None for x, y in zip(a.shape.as_list(), b.shape.as_list())], a.dtype)
 
 
 Dataset = DatasetV2

@@ -28,9 +28,10 @@ def _tensor_leaves(dataset: Any, transformation: str) -> list:
 
 
 def _batched(spec: Any, size: int | None) -> Any:
+    spec_type = type(spec)  # a TensorSpec or a SparseTensorSpec (batched as one SparseTensor, as TensorFlow)
     if spec.shape.rank is None:
-        return structure.TensorSpec(TensorShape(None), spec.dtype)
-    return structure.TensorSpec([size] + spec.shape.as_list(), spec.dtype)
+        return spec_type(TensorShape(None), spec.dtype)
+    return spec_type([size] + spec.shape.as_list(), spec.dtype)
 
 
 def batch(dataset: Any, batch_size: Any, drop_remainder: Any, name: str | None) -> Any:
@@ -64,6 +65,11 @@ def _padding_value(given: Any, spec: Any) -> Any:
 def padded_batch(dataset: Any, batch_size: Any, padded_shapes: Any, padding_values: Any, drop_remainder: Any,
                  name: str | None) -> Any:
     leaves = _tensor_leaves(dataset, "padded_batch")
+    for leaf in leaves:
+        if isinstance(leaf, structure.SparseTensorSpec):
+            raise TypeError("`padded_batch` is only supported for datasets that produce tensor elements but type "
+                            "spec of elements in the input dataset is not a subclass of TensorSpec: "
+                            f"`{leaf!r}`.")
     element = dataset.element_spec
     shapes_given = [None] * len(leaves) if padded_shapes is None else structure.flatten_up_to(element, padded_shapes)
     values_given = [None] * len(leaves) if padding_values is None else \
@@ -87,7 +93,7 @@ def unbatch(dataset: Any, name: str | None) -> Any:
         if spec.shape.rank == 0:
             raise ValueError("Cannot unbatch an input with scalar components.")
         shape = spec.shape[1:] if spec.shape.rank is not None else TensorShape(None)
-        specs.append(structure.TensorSpec(shape, spec.dtype))
+        specs.append(type(spec)(shape, spec.dtype))
     return make_dataset("UnbatchDataset", [dataset._variant_tensor], {},
                         structure.pack(dataset.element_spec, specs), name, "_UnbatchDataset")
 

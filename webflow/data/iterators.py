@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.data import building, structure
+from webflow.data import building, sparse_elements, structure
 from webflow.framework import context
 from webflow.framework.errors import OutOfRangeError
 from webflow.framework.tensor import Tensor
@@ -18,18 +18,25 @@ def _element_attrs(spec: Any) -> dict:
 
 
 def pack_element(spec: Any, components: list) -> Any:
-    """The flat components as the element's nest; a dataset component becomes a Dataset again."""
-    leaves = [building.as_dataset(c, s.element_spec) if isinstance(s, structure.DatasetSpec) else c
-              for c, s in zip(components, structure.flatten(spec))]
-    return structure.pack(spec, leaves)
+    """The flat components as the element's nest; a dataset component becomes a Dataset again, a sparse one a
+    SparseTensor."""
+    return structure.pack(spec, [_leaf(c, s) for c, s in zip(components, structure.flatten(spec))])
+
+
+def _leaf(component: Any, spec: Any) -> Any:
+    if isinstance(spec, structure.DatasetSpec):
+        return building.as_dataset(component, spec.element_spec)
+    if isinstance(spec, structure.SparseTensorSpec):
+        return sparse_elements.from_component(component, spec)
+    return component
 
 
 def get_next(handle: Any, spec: Any, name: str | None = None) -> Any:
     """IteratorGetNext on `handle`, the outputs packed as the element (shapes as element_spec says)."""
     components = output_list(apply_op("IteratorGetNext", [handle], _element_attrs(spec), name=name))
-    for tensor, leaf in zip(components, structure.flatten(spec)):
-        if isinstance(tensor, Tensor) and leaf.shape.rank is not None:
-            tensor.set_shape(leaf.shape)
+    for tensor, shape in zip(components, structure.component_shapes(spec)):
+        if isinstance(tensor, Tensor) and shape.rank is not None:
+            tensor.set_shape(shape)
     return pack_element(spec, components)
 
 
@@ -74,6 +81,47 @@ class OwnedIterator:
             handle._value.close()  # stops its prefetch threads now rather than at garbage collection
 
 
+class FunctionIterator:
+    """`iter(dataset)` while a `wf.function` is traced: an iterator made and started in the function's graph
+    each call; `get_next()` / `next()` add one IteratorGetNext. webflow has no autograph, so a Python `for` loop
+    over a dataset cannot become a graph loop: `next()` refuses after `LOOP_GUARD` calls in one trace."""
+
+    LOOP_GUARD = 64
+
+    def __init__(self, dataset: Any):
+        from webflow.framework.scopes import control_dependencies
+
+        self._element_spec = dataset.element_spec
+        self._iterator_resource = apply_op("AnonymousIteratorV3", [], _element_attrs(self._element_spec))
+        self._started = apply_op("MakeIterator", [dataset._variant_tensor, self._iterator_resource])
+        self._control_dependencies = control_dependencies
+        self._calls = 0
+
+    @property
+    def element_spec(self) -> Any:
+        return self._element_spec
+
+    def __iter__(self) -> FunctionIterator:
+        return self
+
+    def __next__(self) -> Any:
+        self._calls += 1
+        if self._calls > self.LOOP_GUARD:
+            raise NotImplementedError(FOR_LOOP_MESSAGE)
+        return self.get_next()
+
+    def get_next(self, name: str | None = None) -> Any:
+        with self._control_dependencies([self._started]):
+            return get_next(self._iterator_resource, self._element_spec, name)
+
+
+FOR_LOOP_MESSAGE = ("A Python `for` loop over a `tf.data.Dataset` inside a `wf.function` cannot become a graph "
+                    "loop: webflow has no autograph, so the loop would be unrolled without end. Inside the function "
+                    "use `dataset.reduce(initial_state, reduce_func)`, `iter(dataset).get_next()` (one element per "
+                    "call) or `tf.data.experimental.get_single_element(dataset)`; or iterate the dataset eagerly, "
+                    "outside the function, and call the function on each element.")
+
+
 class Iterator:
     """TF1's `tf.data.Iterator` (`tf.compat.v1.data.Iterator`): an IteratorV2 handle in a graph; `initializer`
     or `make_initializer(dataset)` (re)starts it, `get_next()` is IteratorGetNext's outputs as the element."""
@@ -88,7 +136,7 @@ class Iterator:
                        output_classes: Any = None) -> Iterator:
         """A reinitializable iterator for elements of these types (and shapes): start it on any dataset of
         that structure with `make_initializer(dataset)`."""
-        spec = structure.spec_from_legacy(output_types, output_shapes)
+        spec = structure.spec_from_legacy(output_types, output_shapes, output_classes)
         handle = apply_op("IteratorV2", [], dict(_element_attrs(spec), shared_name=shared_name or "",
                                                   container=""), name="Iterator")
         return Iterator(handle, None, spec)
@@ -116,7 +164,7 @@ class Iterator:
     def from_string_handle(string_handle: Any, output_types: Any, output_shapes: Any = None,
                            output_classes: Any = None) -> Iterator:
         """A feedable iterator: each run uses the iterator whose `string_handle()` is fed to `string_handle`."""
-        spec = structure.spec_from_legacy(output_types, output_shapes)
+        spec = structure.spec_from_legacy(output_types, output_shapes, output_classes)
         handle = apply_op("IteratorFromStringHandleV2", [string_handle], _element_attrs(spec))
         return Iterator(handle, None, spec)
 
@@ -187,4 +235,5 @@ def _refuse_placeholders(variant: Any) -> None:
         stack.extend(t.op for t in op.inputs)
 
 
-__all__ = ["OwnedIterator", "Iterator", "get_next", "single_element", "pack_element"]
+__all__ = ["OwnedIterator", "FunctionIterator", "FOR_LOOP_MESSAGE", "Iterator", "get_next", "single_element",
+           "pack_element"]

@@ -6,12 +6,12 @@ import glob
 from collections.abc import Callable
 from typing import Any
 
-from webflow.data import structure
+from webflow.data import sparse_elements, structure
 from webflow.data.building import make_dataset
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.tensor_shape import TensorShape
-from webflow.ops import dataset_elements
+from webflow.ops import dataset_elements, dataset_sparse
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.registry import op_scope
 
@@ -28,6 +28,8 @@ def normalize_element(element: Any) -> Any:
             return type(value)(*parts) if hasattr(value, "_fields") else tuple(parts)
         if hasattr(value, "_variant_tensor"):
             return value
+        if sparse_elements.is_sparse(value):
+            return sparse_elements.as_sparse_tensor(value)
         return convert_to_tensor(value, name=f"component_{next(counter)}")
 
     return convert(element)
@@ -43,12 +45,17 @@ def tensor_slices(tensors: Any, name: str | None = None) -> Any:
         shape = leaf.shape
         if shape.rank == 0:
             raise ValueError("Unbatching a tensor is only supported for rank >= 1")
-        specs.append(structure.TensorSpec(shape[1:] if shape.rank is not None else TensorShape(None),
-                                          leaf.dtype.base_dtype))
+        spec_type = structure.SparseTensorSpec if sparse_elements.is_sparse(leaf) else structure.TensorSpec
+        specs.append(spec_type(shape[1:] if shape.rank is not None else TensorShape(None), leaf.dtype.base_dtype))
     _check_leading_dims(leaves)
     spec = structure.pack(element, specs)
-    return make_dataset("TensorSliceDataset", leaves, {}, spec, name, "_TensorSliceDataset",
+    return make_dataset("TensorSliceDataset", _components(leaves), {}, spec, name, "_TensorSliceDataset",
                         types_attr="Toutput_types")
+
+
+def _components(leaves: list) -> list:
+    """The tensors the dataset op takes: a SparseTensor leaf as its one variant (ops/dataset_sparse.py)."""
+    return [sparse_elements.to_component(leaf) if sparse_elements.is_sparse(leaf) else leaf for leaf in leaves]
 
 
 def _check_leading_dims(leaves: list) -> None:
@@ -63,7 +70,7 @@ def tensors(tensors: Any, name: str | None = None) -> Any:
     with op_scope("tensors"):
         element = normalize_element(tensors)
     spec = structure.map_structure(structure.spec_of, element)
-    return make_dataset("TensorDataset", structure.flatten(element), {}, spec, name, "_TensorDataset",
+    return make_dataset("TensorDataset", _components(structure.flatten(element)), {}, spec, name, "_TensorDataset",
                         types_attr="Toutput_types")
 
 
@@ -164,6 +171,8 @@ class ElementConverter:
         return [self._convert(value, leaf) for value, leaf in zip(values, self.leaves)]
 
     def _convert(self, value: Any, leaf: Any) -> Any:
+        if isinstance(leaf, structure.SparseTensorSpec):
+            return _sparse_value(value, leaf)
         try:
             array = dataset_elements.as_value(value, leaf.dtype)
         except (TypeError, ValueError, OverflowError):
@@ -175,6 +184,19 @@ class ElementConverter:
             raise InvalidArgumentError(None, None, f"`generator` yielded an element of shape {_shape_text(shape)} "
                                        f"where an element of shape {_shape_text(leaf.shape)} was expected.")
         return array
+
+
+def _sparse_value(value: Any, leaf: Any) -> Any:
+    """A yielded SparseTensor / SparseTensorValue as the one variant component that carries it."""
+    if not hasattr(value, "dense_shape"):
+        raise InvalidArgumentError(None, None, "TypeError: `generator` yielded an element that could not be "
+                                   f"converted to the expected type. The expected type was {leaf!r}, but the "
+                                   f"yielded element was {value!r}.")
+    parts = [part.numpy() if hasattr(part, "numpy") else part for part in
+             (value.indices, value.values, value.dense_shape)]
+    return dataset_sparse.SparseValue.from_arrays(dataset_elements.as_value(parts[0], dtypes.int64),
+                                                  dataset_elements.as_value(parts[1], leaf.dtype),
+                                                  dataset_elements.as_value(parts[2], dtypes.int64))
 
 
 def _shape_text(shape: Any) -> str:

@@ -12,6 +12,7 @@ import collections
 from typing import Any
 
 from webflow.framework import dtypes
+from webflow.framework.sparse_tensor_spec import SparseTensorSpec
 from webflow.framework.tensor_shape import TensorShape
 from webflow.runtime.function import TensorSpec
 
@@ -83,15 +84,18 @@ def spec_of(tensor: Any) -> Any:
     element_spec = getattr(tensor, "_dataset_element_spec", None)
     if element_spec is not None:
         return DatasetSpec(element_spec)
+    if hasattr(tensor, "dense_shape"):  # a SparseTensor: one variant component
+        return SparseTensorSpec(tensor.shape, tensor.dtype.base_dtype)
     return TensorSpec(tensor.shape, tensor.dtype.base_dtype)
 
 
 def component_types(spec: Any) -> list:
-    return [leaf.dtype for leaf in flatten(spec)]
+    """The dtypes of the tensors the dataset ops move: a SparseTensor is one variant (ops/dataset_sparse.py)."""
+    return [dtypes.variant if isinstance(leaf, SparseTensorSpec) else leaf.dtype for leaf in flatten(spec)]
 
 
 def component_shapes(spec: Any) -> list:
-    return [leaf.shape for leaf in flatten(spec)]
+    return [TensorShape([]) if isinstance(leaf, SparseTensorSpec) else leaf.shape for leaf in flatten(spec)]
 
 
 def legacy_types(spec: Any) -> Any:
@@ -107,6 +111,8 @@ def legacy_classes(spec: Any) -> Any:
     from webflow.framework.tensor import Tensor
 
     def leaf_class(s: Any) -> Any:
+        if isinstance(s, SparseTensorSpec):
+            return s.value_type
         return DatasetSpec if isinstance(s, DatasetSpec) else Tensor
 
     return map_structure(leaf_class, spec)
@@ -125,13 +131,21 @@ class _DtypeText:
         return f"tf.{self.dtype.name}"
 
 
-def spec_from_legacy(types: Any, shapes: Any = None) -> Any:
-    """An element_spec from TF1's output_types / output_shapes nests (shapes None: unknown)."""
+def spec_from_legacy(types: Any, shapes: Any = None, classes: Any = None) -> Any:
+    """An element_spec from TF1's output_types / output_shapes / output_classes nests (shapes None: unknown;
+    a leaf whose class is SparseTensor gets a SparseTensorSpec)."""
     type_leaves = flatten(types)
     shape_leaves = [None] * len(type_leaves) if shapes is None else flatten_up_to(types, shapes)
-    leaves = [TensorSpec(TensorShape(shape) if shape is not None else TensorShape(None), dtypes.as_dtype(dtype))
-              for dtype, shape in zip(type_leaves, shape_leaves)]
+    class_leaves = [None] * len(type_leaves) if classes is None else flatten_up_to(types, classes)
+    leaves = [_legacy_leaf(TensorShape(shape) if shape is not None else TensorShape(None), dtypes.as_dtype(dtype),
+                           leaf_class) for dtype, shape, leaf_class in zip(type_leaves, shape_leaves, class_leaves)]
     return pack(types, leaves)
+
+
+def _legacy_leaf(shape: TensorShape, dtype: Any, leaf_class: Any) -> Any:
+    if isinstance(leaf_class, type) and leaf_class.__name__ == "SparseTensor":
+        return SparseTensorSpec(shape, dtype)
+    return TensorSpec(shape, dtype)
 
 
 def flatten_up_to(structure: Any, values: Any) -> list:
@@ -155,6 +169,6 @@ def skeleton(structure: Any) -> Any:
     return "."
 
 
-__all__ = ["TensorSpec", "DatasetSpec", "flatten", "pack", "map_structure", "paths", "spec_of", "component_types",
-           "component_shapes", "legacy_types", "legacy_shapes", "legacy_classes", "spec_from_legacy",
+__all__ = ["TensorSpec", "DatasetSpec", "SparseTensorSpec", "flatten", "pack", "map_structure", "paths", "spec_of",
+           "component_types", "component_shapes", "legacy_types", "legacy_shapes", "legacy_classes", "spec_from_legacy",
            "same_structure", "describe_types", "flatten_up_to"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from webflow.data import building, structure
-from webflow.framework import context
+from webflow.data import building, sparse_elements, structure
+from webflow.framework import context, dtypes
 from webflow.framework.func_graph import FuncGraph
 from webflow.framework.tensor import Tensor, TensorBase
 from webflow.ops.convert import convert_to_tensor
@@ -41,9 +41,9 @@ def trace(function: Callable, input_specs: list, transformation: str, unpack: bo
     with graph.as_default():
         arguments, placeholders = [], []
         for spec in input_specs:
-            leaves = [_placeholder(graph, leaf) for leaf in structure.flatten(spec)]
-            placeholders += [leaf._variant_tensor if hasattr(leaf, "_variant_tensor") else leaf for leaf in leaves]
-            arguments.append(structure.pack(spec, leaves))
+            pairs = [_placeholder(graph, leaf) for leaf in structure.flatten(spec)]
+            placeholders += [placeholder for placeholder, _ in pairs]
+            arguments.append(structure.pack(spec, [argument for _, argument in pairs]))
         graph.inputs = list(placeholders)
         result = _call(function, arguments, unpack)
         result = normalize_result(result, transformation)
@@ -55,11 +55,15 @@ def trace(function: Callable, input_specs: list, transformation: str, unpack: bo
     return TracedFunction(graph, result, spec)
 
 
-def _placeholder(graph: FuncGraph, spec: Any) -> Any:
+def _placeholder(graph: FuncGraph, spec: Any) -> tuple:
+    """(the function's input tensor, what the Python function receives for it)."""
+    if isinstance(spec, structure.SparseTensorSpec):
+        tensor = graph.add_placeholder(dtypes.variant, [], "args")
+        return tensor, sparse_elements.from_component(tensor, spec)
     tensor = graph.add_placeholder(spec.dtype, spec.shape, "args")
     if isinstance(spec, structure.DatasetSpec):
-        return building.as_dataset(tensor, spec.element_spec)
-    return tensor
+        return tensor, building.as_dataset(tensor, spec.element_spec)
+    return tensor, tensor
 
 
 def _call(function: Callable, arguments: list, unpack: bool) -> Any:
@@ -85,6 +89,8 @@ def normalize_result(result: Any, transformation: str) -> Any:
 def _as_tensor(leaf: Any, transformation: str, path: str) -> Any:
     if hasattr(leaf, "_variant_tensor"):
         return leaf._variant_tensor
+    if sparse_elements.is_sparse(leaf):
+        return sparse_elements.to_component(leaf)
     if leaf is None:
         raise TypeError(f"The `{transformation}()` function returned None at {path}: every component of an "
                         "element must be a tensor (or a value convertible to one)")
@@ -98,6 +104,8 @@ def _as_tensor(leaf: Any, transformation: str, path: str) -> Any:
 def _output_spec(leaf: Any, tensor: Any) -> Any:
     if hasattr(leaf, "_variant_tensor"):
         return structure.DatasetSpec(leaf.element_spec)
+    if sparse_elements.is_sparse(leaf):
+        return sparse_elements.spec_of(leaf)
     return structure.TensorSpec(tensor.shape, tensor.dtype.base_dtype)
 
 

@@ -20,6 +20,7 @@ import math
 import os
 import tempfile
 import urllib.request
+import zlib
 from pathlib import Path
 
 from webflow.backends.arrays.carray import CArray
@@ -54,7 +55,7 @@ def read_file_bytes(path: str | os.PathLike) -> bytes:
         return raw
     try:
         return gzip.decompress(raw)
-    except (OSError, EOFError, gzip.BadGzipFile) as error:
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:  # zlib.error: a damaged deflate stream
         raise IDXFormatError(f"{path}: corrupt or truncated gzip data ({error})") from None
 
 
@@ -77,6 +78,8 @@ def parse_idx(data: bytes, source: str = "<bytes>") -> np.ndarray:
         raise IDXFormatError(f"{source}: {what}: shape {shape} needs {expected} bytes, the file has {len(data)}")
     if not HAVE_NUMPY:  # Pyodide without NumPy: webflow's own storage, fed to placeholders the same way
         return CArray(array.array("B", data[header_size:]), shape, dtypes.uint8)
+    if math.prod(size for size in shape if size) >= 2**62:  # zero-sized, yet too wide for NumPy (a forged header)
+        raise IDXFormatError(f"{source}: implausible shape {shape}")
     return np.frombuffer(data, dtype=np.uint8, offset=header_size).reshape(shape).copy()
 
 

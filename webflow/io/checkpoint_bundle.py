@@ -23,8 +23,8 @@ first key, and as value the block's handle (varint64 offset, varint64 size). The
 number 0xdb4775248b80fb57 (little-endian).
 
 Reading checks every CRC (each block's, each tensor's) and raises DataLossError naming the file on any
-damage or truncation. Files are written to a temporary name and renamed into place: the data file first,
-then the index, so an index on disk always describes a complete data file.
+damage or truncation. Files are written to a temporary name, synced and renamed into place: the data file
+first, then the index, so an index on disk always describes a complete data file (io/durable_file.py).
 
 String tensors (TF2's object graph is one) have a layout of their own: bundle_strings.py.
 """
@@ -34,11 +34,10 @@ from __future__ import annotations
 import contextlib
 import os
 import struct
-from collections.abc import Iterator
 from typing import Any
 
 from webflow.framework import dtypes, errors
-from webflow.io import buffer_values, bundle_strings, crc32c, varint
+from webflow.io import buffer_values, bundle_strings, crc32c, durable_file, varint
 
 MAGIC = 0xDB4775248B80FB57
 FOOTER_SIZE = 48                # two BlockHandles of at most 20 bytes each, padded to 40, plus the magic
@@ -165,28 +164,6 @@ def build_table(items: list[tuple[bytes, bytes]]) -> bytes:
     return bytes(out)
 
 
-@contextlib.contextmanager
-def _atomic_file(path: str) -> Iterator[Any]:
-    """A file to write `path` through: a temporary name, synced and renamed into place only when the block ends
-    without an error (then removed), so a reader (or a crash) sees the old file or the new one, never half."""
-    temp = f"{path}.tempstate{os.getpid()}"
-    try:
-        with open(temp, "wb") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
-
-def _write_atomically(path: str, payload: bytes) -> None:
-    with _atomic_file(path) as handle:
-        handle.write(payload)
-
-
 def tensor_bytes(array: Any) -> bytes:
     """A NumPy array's elements as TensorFlow stores them: C order, little-endian (numbers and booleans)."""
     if buffer_values.is_buffer_array(array):  # a CArray (no NumPy, as in Pyodide): its buffer, already in C order
@@ -194,53 +171,104 @@ def tensor_bytes(array: Any) -> bytes:
     return array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes(order="C")
 
 
-def _encoded(array: Any) -> tuple[bytes, int]:
-    """(the bytes TensorFlow writes for `array`, the masked CRC32C its BundleEntryProto holds)."""
+def _tensor_buffer(array: Any) -> Any:
+    """The bytes of tensor_bytes(array) without copying a little-endian C-ordered array: a flat uint8 view of
+    it, which file writes and google_crc32c read in place (a copy per tensor cost ~5 ms per 100 MB:
+    benchmarks/checkpoint_io.py, benchmarks/FIGURES.md)."""
+    if buffer_values.is_buffer_array(array):
+        return buffer_values.little_endian_bytes(array)
+    flat = array.astype(array.dtype.newbyteorder("<"), copy=False).reshape(-1)
+    if not flat.flags.c_contiguous:   # (reshape may keep a view with a stride: every 2nd element of a row...)
+        flat = flat.copy()
+    return flat.view("u1")
+
+
+def _entry_bytes(array: Any, offset: int, size: int, crc: int) -> bytes:
+    """The serialized BundleEntryProto of a tensor stored at data-file bytes offset..offset+size."""
+    from webflow.protos import tensor_bundle_pb2
+
+    entry = tensor_bundle_pb2.BundleEntryProto()
+    entry.dtype = dtypes.as_dtype(array.dtype).as_datatype_enum
+    entry.shape.SetInParent()
+    for dim in array.shape:
+        entry.shape.dim.add().size = int(dim)
+    entry.shard_id = 0
+    entry.offset = offset
+    entry.size = size
+    entry.crc32c = crc
+    return entry.SerializeToString()
+
+
+def _write_and_checksum(data_file: durable_file.DurableFile, array: Any) -> tuple[int, int]:
+    """Writes one tensor's bytes; returns (their size, their masked CRC32C). (Writing a big tensor in a thread
+    while computing its CRC was measured a tie: benchmarks/FIGURES.md.)"""
     if buffer_values.is_strings(array):
-        return bundle_strings.encode(array)
-    raw = tensor_bytes(array)
-    return raw, crc32c.masked_crc32c(raw)
+        raw, crc = bundle_strings.encode(array)
+    else:
+        raw = _tensor_buffer(array)
+        crc = crc32c.masked_crc32c(raw)
+    data_file.write(raw)
+    return len(raw), crc
+
+
+def _write_tensors(data_file: durable_file.DurableFile, tensors: list[tuple[str, Any]]) -> dict[bytes, bytes]:
+    """Each tensor's bytes, in the order given, straight to the data file; {key: serialized BundleEntryProto}."""
+    entries = {}
+    offset = 0
+    for name, array in tensors:
+        key = name.encode("utf-8")
+        if key in entries or not key:
+            raise ValueError(f"tensor names in a bundle must be unique and non-empty: {name!r}")
+        size, crc = _write_and_checksum(data_file, array)
+        entries[key] = _entry_bytes(array, offset, size, crc)
+        offset += size
+    return entries
+
+
+def _index_table(entries: dict[bytes, bytes]) -> bytes:
+    from webflow.protos import tensor_bundle_pb2
+
+    header = tensor_bundle_pb2.BundleHeaderProto()
+    header.num_shards = 1
+    header.endianness = tensor_bundle_pb2.BundleHeaderProto.LITTLE
+    header.version.producer = TENSOR_BUNDLE_VERSION
+    return build_table([(HEADER_KEY, header.SerializeToString())] + sorted(entries.items()))
 
 
 def write_bundle(prefix: str, tensors: list[tuple[str, Any]]) -> None:
     """Writes `prefix.data-00000-of-00001` and `prefix.index` for (name, NumPy array) pairs.
 
     Bytes go to the data file in the order given (TensorFlow's Saver gives them sorted by name); the index
-    lists them sorted. Each file is written under a temporary name and renamed: data first, index last.
+    lists them sorted. Each file is written under a temporary name and synced (io/durable_file.py); both are
+    renamed once both are on the disk, data first, then the directory is synced: a kill at any moment leaves
+    the old checkpoint or the new one, and an index on disk always describes a complete data file.
     """
-    from webflow.protos import tensor_bundle_pb2
-
     directory = os.path.dirname(prefix)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    entries = {}
-    # each tensor's bytes go straight to the file: gathering them first cost two more copies of the whole
-    # model (benchmarks/checkpoint_io.py: save of 100 MB, see benchmarks/FIGURES.md)
-    with _atomic_file(data_filename(prefix)) as data_file:
-        offset = 0
-        for name, array in tensors:
-            key = name.encode("utf-8")
-            if key in entries or not key:
-                raise ValueError(f"tensor names in a bundle must be unique and non-empty: {name!r}")
-            raw, crc = _encoded(array)
-            entry = tensor_bundle_pb2.BundleEntryProto()
-            entry.dtype = dtypes.as_dtype(array.dtype).as_datatype_enum
-            entry.shape.SetInParent()
-            for size in array.shape:
-                entry.shape.dim.add().size = int(size)
-            entry.shard_id = 0
-            entry.offset = offset
-            entry.size = len(raw)
-            entry.crc32c = crc
-            data_file.write(raw)
-            offset += len(raw)
-            entries[key] = entry.SerializeToString()
-    header = tensor_bundle_pb2.BundleHeaderProto()
-    header.num_shards = 1
-    header.endianness = tensor_bundle_pb2.BundleHeaderProto.LITTLE
-    header.version.producer = TENSOR_BUNDLE_VERSION
-    items = [(HEADER_KEY, header.SerializeToString())] + sorted(entries.items())
-    _write_atomically(index_filename(prefix), build_table(items))
+    data_file = durable_file.DurableFile(data_filename(prefix))
+    index_file = None
+    data_synced = None
+    try:
+        entries = _write_tensors(data_file, tensors)
+        # the data file's sync is most of a big save (the disk's time): a thread waits for it while the index
+        # is built, written and synced (benchmarks/checkpoint_io.py); without threads (Pyodide) one after the other
+        data_synced = durable_file.Background(data_file.finish, durable_file.threads_available())
+        index_file = durable_file.DurableFile(index_filename(prefix))
+        index_file.write(_index_table(entries))
+        index_file.finish()
+        data_synced.wait()
+        data_file.publish()
+        index_file.publish()
+    except BaseException:
+        if data_synced is not None:
+            with contextlib.suppress(BaseException):
+                data_synced.wait()   # the thread may still hold the file: let it end before removing it
+        data_file.discard()
+        if index_file is not None:
+            index_file.discard()
+        raise
+    durable_file.sync_directory(directory)
 
 
 # --- reading ---------------------------------------------------------------------------------------------
@@ -354,7 +382,15 @@ class BundleReader:
         return [dim.size for dim in self._entry(name).shape.dim]
 
     def dtype(self, name: str) -> dtypes.DType:
-        return dtypes.as_dtype(self._entry(name).dtype)
+        return self._entry_dtype(name, self._entry(name))
+
+    def _entry_dtype(self, name: str, entry: Any) -> dtypes.DType:
+        # A damaged or foreign index may hold any DataType number: as_dtype's TypeError must not leak.
+        try:
+            return dtypes.as_dtype(entry.dtype)
+        except TypeError:
+            raise errors.DataLossError(None, None, f"tensor {name} in {self.index_path}: unknown or unsupported "
+                                                   f"DataType {entry.dtype}") from None
 
     def _entry(self, name: str) -> Any:
         if name not in self.entries:
@@ -381,7 +417,7 @@ class BundleReader:
         entry = self._entry(name)
         if entry.slices:
             raise errors.UnimplementedError(None, None, f"partitioned variable {name} in {self.index_path}")
-        dtype = dtypes.as_dtype(entry.dtype)
+        dtype = self._entry_dtype(name, entry)
         path, data = self._shard(entry.shard_id)
         raw = data[entry.offset:entry.offset + entry.size]
         if len(raw) != entry.size:

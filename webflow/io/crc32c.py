@@ -75,7 +75,12 @@ def extend(crc: int, data: bytes | bytearray | memoryview) -> int:
     """The CRC-32C of (the bytes `crc` covers) + `data`: checksums a stream chunk by chunk, from crc=0."""
     if _extend is None:
         implementation()
-    return _extend(crc, data if isinstance(data, bytes) else bytes(data))  # google_crc32c takes bytes only
+    if not isinstance(data, bytes) and _extend is not python_extend:
+        try:   # google_crc32c reads a contiguous NumPy array in place (no copy of a 100 MB checkpoint)...
+            return _extend(crc, data)
+        except TypeError:   # ... but refuses a memoryview or a bytearray ("read-only bytes-like object")
+            data = bytes(data)
+    return _extend(crc, data)
 
 
 def crc32c(data: bytes | bytearray | memoryview) -> int:

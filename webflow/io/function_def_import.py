@@ -54,8 +54,11 @@ class FunctionBuilder:
         function = self.definitions[name]
         graph = FuncGraph(name, outer_graph)
         with graph.as_default():
-            values = {arg.name: graph.add_placeholder(arg.type, _arg_shape(function, index), arg.name)
-                      for index, arg in enumerate(function.signature.input_arg)}
+            try:
+                values = {arg.name: graph.add_placeholder(arg.type, _arg_shape(function, index), arg.name)
+                          for index, arg in enumerate(function.signature.input_arg)}
+            except TypeError as error:  # a damaged signature (DataType 0): ValueError, as for a bad node
+                raise ValueError(f"Cannot import function {name!r}: {error}") from error
             graph.inputs = list(values.values())
             built = self._build_nodes(function, values)
             graph.outputs = [_resolve(function.ret[arg.name], values, built) for arg in function.signature.output_arg]

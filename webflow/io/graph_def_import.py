@@ -154,6 +154,8 @@ def build_node(node: Any, full_name: str, inputs: list, controls: list, function
         result = apply_op(webflow_type, inputs, attrs, name=full_name + "/")
     except (TypeError, ValueError) as error:
         raise ValueError(f"Cannot import node '{node.name}' ({node.op}): {error}") from error
+    except KeyError as error:  # a damaged NodeDef without a required attr: TensorFlow's importer says ValueError
+        raise ValueError(f"Cannot import node '{node.name}' ({node.op}): NodeDef missing attr {error}") from error
     if isinstance(result, Operation):
         op = result
     else:

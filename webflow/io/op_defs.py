@@ -179,6 +179,11 @@ OP_DEFS = {
     ),
     'Cast': ((('x', 'SrcT'),), (('y', 'DstT'),), (('SrcT', 'type'), ('DstT', 'type'), ('Truncate', 'bool', False))),
     'Ceil': ((('x', 'T'),), (('y', 'T'),), (('T', 'type'),)),
+    'ComputeAccidentalHits': (
+        (('true_classes', 'int64'), ('sampled_candidates', 'int64')),
+        (('indices', 'int32'), ('ids', 'int64'), ('weights', 'float32')),
+        (('num_true', 'int'), ('seed', 'int', 0), ('seed2', 'int', 0)),
+    ),
     'ConcatV2': (
         (('values', 'N*T'), ('axis', 'Tidx')),
         (('output', 'T'),),
@@ -271,6 +276,11 @@ OP_DEFS = {
         (('contents', 'string'),),
         (('audio', 'float32'), ('sample_rate', 'int32')),
         (('desired_channels', 'int', -1), ('desired_samples', 'int', -1)),
+    ),
+    'DeserializeSparse': (
+        (('serialized_sparse', 'Tserialized'),),
+        (('sparse_indices', 'int64'), ('sparse_values', 'dtype'), ('sparse_shape', 'int64')),
+        (('dtype', 'type'), ('Tserialized', 'type', 'string')),
     ),
     'DiagPart': ((('input', 'T'),), (('diagonal', 'T'),), (('T', 'type'),)),
     'DivNoNan': ((('x', 'T'), ('y', 'T')), (('z', 'T'),), (('T', 'type'),)),
@@ -439,6 +449,12 @@ OP_DEFS = {
     'Log': ((('x', 'T'),), (('y', 'T'),), (('T', 'type'),)),
     'Log1p': ((('x', 'T'),), (('y', 'T'),), (('T', 'type'),)),
     'LogSoftmax': ((('logits', 'T'),), (('logsoftmax', 'T'),), (('T', 'type'),)),
+    'LogUniformCandidateSampler': (
+        (('true_classes', 'int64'),),
+        (('sampled_candidates', 'int64'), ('true_expected_count', 'float32'), ('sampled_expected_count', 'float32')),
+        (('num_true', 'int'), ('num_sampled', 'int'), ('unique', 'bool'), ('range_max', 'int'), ('seed', 'int', 0),
+         ('seed2', 'int', 0)),
+    ),
     'LogicalAnd': ((('x', 'bool'), ('y', 'bool')), (('z', 'bool'),), ()),
     'LogicalNot': ((('x', 'bool'),), (('y', 'bool'),), ()),
     'LogicalOr': ((('x', 'bool'), ('y', 'bool')), (('z', 'bool'),), ()),
@@ -876,6 +892,11 @@ OP_DEFS = {
     'SelectV2': ((('condition', 'bool'), ('t', 'T'), ('e', 'T')), (('output', 'T'),), (('T', 'type'),)),
     'Selu': ((('features', 'T'),), (('activations', 'T'),), (('T', 'type'),)),
     'SeluGrad': ((('gradients', 'T'), ('outputs', 'T')), (('backprops', 'T'),), (('T', 'type'),)),
+    'SerializeSparse': (
+        (('sparse_indices', 'int64'), ('sparse_values', 'T'), ('sparse_shape', 'int64')),
+        (('serialized_sparse', 'out_type'),),
+        (('T', 'type'), ('out_type', 'type', 'string')),
+    ),
     'SerializeTensor': ((('tensor', 'T'),), (('serialized', 'string'),), (('T', 'type'),)),
     'Shape': ((('input', 'T'),), (('output', 'out_type'),), (('T', 'type'), ('out_type', 'type', 'int32'))),
     'ShapeN': (
@@ -1160,6 +1181,12 @@ OP_DEFS = {
         (('output', 'string'),),
         (('errors', 'string', 'replace'), ('output_encoding', 'string'), ('replacement_char', 'int', 65533),
          ('Tsplits', 'type', 'int64')),
+    ),
+    'UniformCandidateSampler': (
+        (('true_classes', 'int64'),),
+        (('sampled_candidates', 'int64'), ('true_expected_count', 'float32'), ('sampled_expected_count', 'float32')),
+        (('num_true', 'int'), ('num_sampled', 'int'), ('unique', 'bool'), ('range_max', 'int'), ('seed', 'int', 0),
+         ('seed2', 'int', 0)),
     ),
     'Unique': ((('x', 'T'),), (('y', 'T'), ('idx', 'out_idx')), (('T', 'type'), ('out_idx', 'type', 'int32'))),
     'Unpack': ((('value', 'T'),), (('output', 'num*T'),), (('num', 'int'), ('T', 'type'), ('axis', 'int', 0))),

@@ -70,7 +70,11 @@ def parse_tensor_kernel(serialized: Any, out_type: Any) -> Any:
     if parsed != out_type:
         raise InvalidArgumentError(None, None, f"Type mismatch between parsed tensor ({_type_name(parsed)}) and "
                                                f"dtype ({_type_name(out_type)})")
-    return make_ndarray(proto)
+    try:
+        return make_ndarray(proto)
+    except (MemoryError, ValueError):  # a forged shape (2**40 elements) or content of the wrong size, as in TF
+        raise InvalidArgumentError(None, None, f"Could not parse `serialized` as TensorProto, base64: "
+                                               f"{base64.b64encode(data).decode()}") from None
 
 
 NotDifferentiable("ParseTensor")

@@ -46,6 +46,9 @@ def graph_document(graph: Any, *, run_metadata: Any = None, executed: Any = None
     """
     ops = graph.get_operations()
     stats = last_stats_by_node(run_metadata)
+    for stat in list(stats.values()):  # ops run inside a fused kernel (_FusedMatMul ...) ran too, in its time
+        for name in getattr(stat, "fused_nodes", ()):
+            stats.setdefault(name, stat)
     ran = set(executed) if executed is not None else set(stats)
     ran |= _constants_feeding(ops, ran)
     nodes = [_node(op, stats.get(op.name), op.name in ran) for op in ops]

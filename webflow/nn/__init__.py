@@ -38,3 +38,8 @@ from webflow.ops.pool_ops import max_pool_v2 as max_pool
 
 # --- convolutions (ops/conv_ops.py) ---
 from webflow.ops.conv_ops import conv2d, conv2d_transpose, convolution
+
+# --- sampled losses and candidate samplers (nn/sampled_losses.py, ops/candidate_sampling_ops.py) ---
+from webflow.nn.sampled_losses import nce_loss_v2 as nce_loss
+from webflow.nn.sampled_losses import sampled_softmax_loss_v2 as sampled_softmax_loss
+from webflow.ops.candidate_sampling_ops import compute_accidental_hits

@@ -15,7 +15,7 @@ from webflow.framework import context, dtypes
 from webflow.ops import array_ops, binary_math_ops, concat_ops, init_ops, matmul_ops, unary_math_ops
 from webflow.ops.control_flow_ops import flatten, pack_sequence_as
 from webflow.ops.registry import op_scope
-from webflow.ops.variable_scope import get_variable, get_variable_scope, variable_scope
+from webflow.ops.variable_scope import get_variable, variable_scope
 
 
 class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
@@ -121,20 +121,13 @@ def _is_tensor(value: Any) -> bool:
 
 
 def _unique_cell_name(base: str) -> str:
-    """`base`, or `base_1`, `base_2` ... when a cell of that name already made variables in this scope (as
-    TensorFlow names layers uniquely)."""
+    """`base`, or `base_1`, `base_2` ... as TensorFlow's layers pick it: a `default_name` variable scope, unique
+    among the scopes opened since the enclosing named scope was entered (so a second `dynamic_rnn` in a reused
+    scope finds the first one's `multi_rnn_cell` again, and AUTO_REUSE shares its variables)."""
     if context.executing_eagerly():
         return base
-    prefix = get_variable_scope().name
-    prefix = prefix + "/" if prefix else ""
-    graph = context.get_default_graph()
-    used = {v.op.name[len(prefix):].split("/")[0] for v in graph.get_collection("variables")
-            if v.op.name.startswith(prefix)}
-    name, count = base, 0
-    while name in used:
-        count += 1
-        name = f"{base}_{count}"
-    return name
+    with variable_scope(None, default_name=base) as scope:
+        return scope.name.split("/")[-1]
 
 
 def _linear(inputs: list, kernel: Any, bias: Any = None) -> Any:

@@ -31,3 +31,7 @@ from webflow.ops.conv_ops import convolution_v1 as convolution
 # --- recurrent networks (nn/rnn_cell.py, nn/rnn.py): TF1's tf.nn.rnn_cell, static_rnn, dynamic_rnn ---
 from webflow.nn import rnn_cell
 from webflow.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn
+
+# --- sampled losses: TF1 signatures with partition_strategy (nn/sampled_losses.py) ---
+from webflow.nn.sampled_losses import nce_loss, sampled_softmax_loss
+from webflow.ops.candidate_sampling_ops import log_uniform_candidate_sampler, uniform_candidate_sampler

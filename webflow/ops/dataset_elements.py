@@ -14,10 +14,13 @@ from webflow.backends.arrays.carray import CArray
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
+from webflow.ops import dataset_sparse as sparse
 
 
 def row(value: Any, index: int) -> Any:
     """value[index] as an array (a 0-d array for a vector's entry, as TensorFlow slices)."""
+    if sparse.is_sparse(value):
+        return sparse.row(value, index)
     if isinstance(value, CArray):
         inner = value.size // value.shape[0]
         return CArray(value.data[index * inner:(index + 1) * inner], tuple(value.shape[1:]), value.dtype)
@@ -25,6 +28,8 @@ def row(value: Any, index: int) -> Any:
 
 
 def leading_dim(value: Any) -> int:
+    if sparse.is_sparse(value):
+        return sparse.leading_dim(value)
     shape = backend_values.shape_of(value)
     if not shape:
         raise InvalidArgumentError(None, None, "Cannot slice a scalar: every component of `from_tensor_slices` "
@@ -35,6 +40,8 @@ def leading_dim(value: Any) -> int:
 def stack(rows: list) -> Any:
     """Rows of one shape stacked along a new axis 0 (a batch)."""
     first = rows[0]
+    if sparse.is_sparse(first):
+        return sparse.stack(rows)
     if isinstance(first, CArray):
         if any(tuple(r.shape) != tuple(first.shape) for r in rows):
             raise ValueError(f"all input arrays must have the same shape: {[tuple(r.shape) for r in rows]}")

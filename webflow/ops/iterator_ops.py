@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from webflow.framework import dtypes
-from webflow.framework.errors import FailedPreconditionError, OutOfRangeError
+from webflow.framework.errors import CancelledError, FailedPreconditionError, OutOfRangeError
 from webflow.ops.dataset_ops import declared_element
 from webflow.ops.dataset_values import IterationContext
 from webflow.ops.functional_ops import kernel_result
@@ -32,17 +32,27 @@ class IteratorResource:
         self.name = name
         self.key = key  # where the session's resource store keeps it ("" for an eager, anonymous iterator)
         self.running: Iterator[list] | None = None
+        self.interrupted = False  # a KeyboardInterrupt ended the running pass
 
     def start(self, dataset: Any) -> None:
         self.close()
+        self.interrupted = False
         self.running = dataset.elements(IterationContext())
 
     def next_element(self, where: str) -> list:
+        if self.running is None and self.interrupted:
+            raise CancelledError(None, None, "The iterator's pass was interrupted (KeyboardInterrupt) and cannot "
+                                 "resume: make a new iterator (`iter(dataset)`) or run its initializer again."
+                                 f"{where}")
         if self.running is None:
             raise FailedPreconditionError(None, None, "GetNext() failed because the iterator has not been "
                                           "initialized. Ensure that you have run the initializer operation for "
                                           f"this iterator before getting the next element.{where}")
-        element = next(self.running, None)
+        try:
+            element = next(self.running, None)
+        except KeyboardInterrupt:  # Ctrl-C while waiting: the pass (and its prefetch threads) has ended
+            self.running, self.interrupted = None, True
+            raise
         if element is None:
             raise OutOfRangeError(None, None, f"End of sequence{where}")
         return element

@@ -158,6 +158,8 @@ def _apply_in_graph(opdef: OpDef, inputs: list, attrs: dict, name: str | None) -
         tensors = convert_inputs(opdef, inputs, graph)
         specs = run_shape_rule(opdef, tensors, attrs, op_name)
         op = graph._create_op(opdef.type, tensors, _as_list(specs), op_name, attrs, opdef)
+    for recorder in context.tape_recorders():  # a GradientTape opened while this graph is built (in a wf.function)
+        recorder(opdef, attrs, op.inputs, op.outputs, op)
     if isinstance(specs, list):
         return op.outputs if specs else op
     return op.outputs[0]

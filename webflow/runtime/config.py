@@ -40,7 +40,7 @@ class NodeExecStats:
     """Timing of one op in one run (microseconds since the run started), like TF's NodeExecStats."""
 
     def __init__(self, node_name: str, op_type: str, start_micros: float, duration_micros: float,
-                 output_shapes: list, device: str, backend: str = "numpy"):
+                 output_shapes: list, device: str, backend: str = "numpy", fused_nodes: tuple = ()):
         self.node_name = node_name
         self.op_type = op_type
         self.all_start_micros = start_micros
@@ -50,6 +50,7 @@ class NodeExecStats:
         self.device = device
         self.backend = backend  # which kernel ran the op: numpy, native (C) or wasm (C in Pyodide)
         self.timeline_label = f"{node_name} = {op_type}() [backend: {backend}]"
+        self.fused_nodes = fused_nodes  # a fused step (_FusedMatMul ...): the other graph ops its kernel ran
 
 
 class StepStats:

@@ -253,7 +253,7 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
                 values[uid] = None  # a stand-in: consumers of `v/read` read the variable (alias_inputs)
             if trace is not None:
                 now = time.perf_counter()
-                trace.append((step.op, now, now, step.backend, step.op_type))
+                trace.append((step.op, now, now, step.backend, step.op_type, ()))
             continue
         args = [values[uid] for uid in step.input_uids]
         if step.state_inputs:
@@ -276,7 +276,7 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
         except NumpyUnavailable as error:
             raise missing_numpy_error(step.op, args, error, step.attrs) from None
         if trace is not None:
-            trace.append((step.op, started, time.perf_counter(), step.backend, step.op_type))
+            trace.append((step.op, started, time.perf_counter(), step.backend, step.op_type, _fused_names(step)))
         if len(step.output_uids) == 1:
             values[step.output_uids[0]] = result
         elif step.output_uids:
@@ -285,6 +285,11 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
     for tensor, variable in plan.fetched_aliases:  # a fetched `v/read` gives v's value at the end of the run
         values[tensor._uid] = _current_value(tensor, variable, resources, None)
     return values
+
+
+def _fused_names(step: Any) -> tuple:
+    """The other ops a fused step ran inside its kernel (runtime/fusion.py): they ran too, though not on their own."""
+    return tuple(part.op.name for part in step.parts or () if part.op is not step.op)
 
 
 def run_func_graph(graph: FuncGraph, values: list, resources: dict, session: Any = None) -> list:

@@ -22,6 +22,14 @@ kernel runs and the bias and Relu are applied in place on its fresh output (NumP
 (without NumPy). Measured on the Deep MNIST CNN (2 cores): conv1's add + Relu at batch 128, 2.5 ms of
 a 64 ms step, become part of the convolution's store.
 
+Shapes partly unknown when the graph is built (placeholders [None, 784], tf.data's batch() without
+drop_remainder) fuse as known ones: the plan decides on what it needs, the rank and the channel count; the
+kernels check the run-time shapes. Such a graph's gradients read `Shape(conv)` and sum the bias gradient over
+axes computed at run time (BroadcastGradientArgs): the Shape reads the fused output instead (the same shape),
+and the fused MaxPoolGrad hands its per-channel sums to that Sum, which returns them when its run-time axes are
+all but the channel axis (checked once per distinct axes) and otherwise runs its own kernel. Measured on the
+Deep MNIST CNN, batch 50, feed_dict into [None, 784]: benchmarks/FIGURES.md, "Fusion with an unknown batch".
+
 May import: backends/, framework/, ops/ and runtime/kernel_errors.py; not executor.py, which imports this module.
 """
 
@@ -50,28 +58,92 @@ def fuse(steps: list, pinned_uids: set, make_step: Any) -> list:
     """The steps with each private chain (see the module docstring) replaced by one fused step.
 
     `pinned_uids`: tensors fetched or fed, never private. `make_step(last op)` builds a step like the
-    executor's; the fused step keeps the chain's steps in `parts`."""
+    executor's; the fused step keeps the chain's steps in `parts`. A Shape op reading an intermediate tensor of
+    a chain (a gradient's `Shape(conv)` when the batch is unknown) does not keep the chain apart: every tensor
+    of a chain has the shape of its last one, so that Shape reads the fused output instead, moved just after it
+    (only where everything reading that Shape runs later)."""
     if not ENABLED:
         return steps
-    readers = _readers(steps, pinned_uids)
+    shape_reads = _shape_reads(steps, pinned_uids)
+    readers = _readers(steps, pinned_uids, shape_reads)
     by_output = {step.output_uids[0]: step for step in steps if len(step.output_uids) == 1}
-    bias_sums = {step.input_uids[0]: step for step in steps if _bias_gradient_sum(step)}
+    bias_sums = {step.input_uids[0]: step for step in steps if _bias_gradient_sum(step) and _constant_axes(step)}
+    late_sums: dict[int, list] = {}  # the same Sums with axes known only at run time (an unknown batch's gradient)
+    for step in steps:
+        if _bias_gradient_sum(step) and not _constant_axes(step):
+            late_sums.setdefault(step.input_uids[0], []).append(step)
+    position = {id(step): at for at, step in enumerate(steps)}
+    first_read = _first_reads(steps)
     replaced: dict[int, Any] = {}  # id(last step of a chain) -> fused step
     absorbed: set[int] = set()
+    moved: dict[int, list] = {}  # id(last step of a chain) -> the Shape steps that now read the fused output
     for step in reversed(steps):  # last ops first: a Relu takes its bias add before the add could end a chain
         fused = _bias_relu_chain(step, by_output, readers, make_step) \
-            or _pool_grad_relu_chain(step, by_output, readers, bias_sums, make_step)
+            or _pool_grad_relu_chain(step, by_output, readers, bias_sums, late_sums, make_step)
         if fused is None or any(id(part) in absorbed for part in fused.parts):
             continue
+        shapes = _shapes_of_intermediates(fused, shape_reads)
+        if any(first_read.get(shape.output_uids[0], len(steps)) <= position[id(step)] for shape in shapes):
+            continue  # something reads such a Shape before the fused step runs
         replaced[id(step)] = fused
         absorbed.update(id(part) for part in fused.parts)
-    return [replaced.get(id(step), step) for step in steps if id(step) in replaced or id(step) not in absorbed]
+        moved[id(step)] = shapes
+        if fused.output_uids[-1] < 0:  # the per-channel sums, for the Sums that check their axes when they run
+            for late_sum in late_sums[fused.output_uids[0]]:
+                replaced[id(late_sum)] = _presummed_step(late_sum, fused.output_uids[-1], make_step)
+                moved[id(late_sum)] = []
+    return _rewired(steps, replaced, absorbed, moved)
 
 
-def _readers(steps: list, pinned_uids: set) -> dict:
-    """{tensor uid: how many times running steps read it}, pinned tensors counted as read twice more."""
+def _shape_reads(steps: list, pinned_uids: set) -> dict:
+    """{tensor uid: the plain Shape steps reading it}; a fed tensor's Shape steps are not listed."""
+    reads: dict[int, list] = {}
+    for step in steps:
+        if step.op.type == "Shape" and len(step.input_uids) == 1 and _plain([step]) and not step.alias_inputs \
+                and step.input_uids[0] not in pinned_uids:
+            reads.setdefault(step.input_uids[0], []).append(step)
+    return reads
+
+
+def _first_reads(steps: list) -> dict:
+    """{tensor uid: the position of the first step reading it}."""
+    first: dict[int, int] = {}
+    for at, step in enumerate(steps):
+        for uid in step.input_uids:
+            first.setdefault(uid, at)
+    return first
+
+
+def _shapes_of_intermediates(fused: Any, shape_reads: dict) -> list:
+    outputs = set(fused.output_uids)
+    return [shape for part in fused.parts for uid in part.output_uids if uid not in outputs
+            for shape in shape_reads.get(uid, ())]
+
+
+def _rewired(steps: list, replaced: dict, absorbed: set, moved: dict) -> list:
+    """The plan: fused steps in place of their chains' last steps, each followed by the Shape steps it feeds."""
+    moved_ids = {id(shape) for shapes in moved.values() for shape in shapes}
+    plan = []
+    for step in steps:
+        fused = replaced.get(id(step))
+        if fused is not None:
+            plan.append(fused)
+            for shape in moved[id(step)]:
+                shape.input_uids = [fused.output_uids[0]]
+                plan.append(shape)
+        elif id(step) not in absorbed and id(step) not in moved_ids:
+            plan.append(step)
+    return plan
+
+
+def _readers(steps: list, pinned_uids: set, shape_reads: dict) -> dict:
+    """{tensor uid: how many times running steps read it}, pinned tensors counted as read twice more; the Shape
+    steps of `shape_reads` are not counted (they can read a chain's output instead)."""
+    shape_ids = {id(shape) for shapes in shape_reads.values() for shape in shapes}
     counts: dict[int, int] = {}
     for step in steps:
+        if id(step) in shape_ids:
+            continue
         for uid in step.input_uids:
             counts[uid] = counts.get(uid, 0) + 1
     for uid in pinned_uids:
@@ -134,15 +206,23 @@ def _bias_index(bias_add: Any, by_output: dict) -> int | None:
         if producer is None or producer.op.type not in FUSED_TYPES or not _producer_fits(producer.op):
             continue
         bias, value = op.inputs[index], op.inputs[1 - index]
-        channels = value.shape.as_list()[-1] if value.shape.rank else None
+        channels = _channels(value.shape)
         if bias.shape.rank == 1 and channels is not None and bias.shape.as_list() == [channels] \
-                and op.outputs[0].shape.as_list() == value.shape.as_list():
+                and op.outputs[0].shape.rank == value.shape.rank:
             return index
     return None
 
 
+def _channels(shape: Any) -> int | None:
+    """The static last (channel / feature) dimension, or None when it or the rank is unknown."""
+    return shape.as_list()[-1] if shape.rank else None
+
+
 def _producer_fits(op: Any) -> bool:
-    if op.outputs[0].dtype.base_dtype.name not in FLOAT_TYPES or not op.outputs[0].shape.is_fully_defined():
+    """A float Conv2D (NHWC) or MatMul of known rank. Other dimensions (the batch, an image's height and width)
+    may be unknown: a bias of the channel count adds to every shape, and the kernels check the run-time shapes
+    they need (conv2d_bias_relu raises Unsupported, the in-place epilogue compares the bias with the value)."""
+    if op.outputs[0].dtype.base_dtype.name not in FLOAT_TYPES or op.outputs[0].shape.rank is None:
         return False
     return op.type != "Conv2D" or op._attrs.get("data_format", "NHWC") == "NHWC"
 
@@ -175,7 +255,8 @@ def _owned_float_array(value: Any, inputs: tuple) -> bool:
 
 
 # --- MaxPoolGrad -> ReluGrad(features = the pooling's input) (+ its Sum over all but the channels) ----------
-def _pool_grad_relu_chain(step: Any, by_output: dict, readers: dict, bias_sums: dict, make_step: Any) -> Any:
+def _pool_grad_relu_chain(step: Any, by_output: dict, readers: dict, bias_sums: dict, late_sums: dict,
+                          make_step: Any) -> Any:
     if step.op.type != "ReluGrad" or len(step.input_uids) != 2:
         return None
     pool_grad = by_output.get(step.input_uids[0])
@@ -190,23 +271,40 @@ def _pool_grad_relu_chain(step: Any, by_output: dict, readers: dict, bias_sums: 
                             _pool_grad_relu_sum_kernel(pool_grad, step, bias_sum), make_step, last=step)
         fused.output_uids = fused.output_uids + bias_sum.output_uids
         return fused
+    if pool_grad.backend == selection.C_BACKEND and late_sums.get(step.output_uids[0]) \
+            and _plain(late_sums[step.output_uids[0]]):
+        kernel = _pool_grad_relu_sums_kernel(pool_grad, step)
+        fused = _fused_step([pool_grad, step], "_FusedMaxPoolGrad", inputs, kernel, make_step)
+        fused.output_uids = fused.output_uids + [-step.output_uids[0]]  # a value of the plan's own: not a tensor's
+        return fused
     return _fused_step([pool_grad, step], "_FusedMaxPoolGrad", inputs, _pool_grad_relu_kernel(pool_grad, step),
                        make_step)
 
 
 def _bias_gradient_sum(step: Any) -> bool:
-    """A float32 Sum over every axis but the last, of a fully known shape, that would run backends/c/reduce.py's
-    sum_blocks (the C backend with NumPy arrays, at most MAX_SUMMED_COLUMNS channels): the bits the fused kernel
-    gives."""
+    """A float32 Sum over every axis but the last (a known rank and channel count; the batch may be unknown) that
+    would run backends/c/reduce.py's sum_blocks (the C backend with NumPy arrays, at most MAX_SUMMED_COLUMNS
+    channels): the bits the fused kernel gives. The C backend was chosen from the static size (an unknown one
+    counts as large, backends/selection.py), so the separate Sum runs sum_blocks at every run-time size but an
+    empty one, which pool.max_pool_grad refuses too (Unsupported): the separate ops' kernels then run."""
     op = step.op
-    if not HAVE_NUMPY or op.type != "Sum" or step.backend != selection.C_BACKEND or op._attrs.get("keep_dims") \
-            or op.inputs[1].op.type != "Const":
+    if not HAVE_NUMPY or op.type != "Sum" or step.backend != selection.C_BACKEND or op._attrs.get("keep_dims"):
         return False
     value = op.inputs[0]
-    if value.dtype.base_dtype.name != "float32" or not value.shape.is_fully_defined() or value.shape.rank < 2:
+    channels = _channels(value.shape)
+    if value.dtype.base_dtype.name != "float32" or value.shape.rank is None or value.shape.rank < 2 \
+            or channels is None:
         return False
+    if channels > MAX_SUMMED_COLUMNS:
+        return False
+    if not _constant_axes(step):
+        return True  # (the axes are checked when the Sum runs: _presummed_kernel)
     axes = sorted(axis % value.shape.rank for axis in flat_ints(op.inputs[1].op._attrs["value"]))
-    return axes == list(range(value.shape.rank - 1)) and value.shape.as_list()[-1] <= MAX_SUMMED_COLUMNS
+    return axes == list(range(value.shape.rank - 1))
+
+
+def _constant_axes(step: Any) -> bool:
+    return step.op.inputs[1].op.type == "Const"
 
 
 def _pool_grad_relu_kernel(pool_grad: Any, relu_grad: Any) -> Any:
@@ -232,6 +330,57 @@ def _pool_grad_relu_sum_kernel(pool_grad: Any, relu_grad: Any, bias_sum: Any) ->
             return gradient, _run_part(bias_sum, [gradient, axes])
 
     run.__name__ = "fused_max_pool_grad_sum"
+    return run
+
+
+def _pool_grad_relu_sums_kernel(pool_grad: Any, relu_grad: Any) -> Any:
+    """(the gradient, its per-channel sums or None where the C kernel does not apply) for the Sums whose axes are
+    known only at run time (_presummed_kernel)."""
+    def run(*args: Any) -> tuple:
+        if pool_grad.backend == selection.C_BACKEND:
+            try:
+                return max_pool_grad(*args, relu=True, sums=True, **pool_grad.attrs)
+            except Unsupported:
+                pass
+        return _run_part(relu_grad, [_run_part(pool_grad, args), args[0]]), None
+
+    run.__name__ = "fused_max_pool_grad_sums"
+    return run
+
+
+def _presummed_step(bias_sum: Any, sums_uid: int, make_step: Any) -> Any:
+    """The Sum's step, reading the fused step's per-channel sums as a third input (the Sum in its `parts`, so
+    that a change of backend re-selects its kernel)."""
+    step = make_step(bias_sum.op)
+    step.parts = [bias_sum]
+    step.backend = bias_sum.backend
+    step.attrs = {}
+    step.input_uids = bias_sum.input_uids + [sums_uid]
+    step.alias_inputs = bias_sum.alias_inputs
+    step.kernel = _presummed_kernel(bias_sum)
+    return step
+
+
+def _presummed_kernel(bias_sum: Any) -> Any:
+    """The fused step's sums when this run's axes are every axis but the last (then the separate Sum would run
+    reduce.sum_blocks, whose bits they have: _bias_gradient_sum), else the Sum's own kernel. Whether the axes
+    are those is decided once per distinct (axes, rank): an unknown batch's BroadcastGradientArgs gives the same
+    axes at every step."""
+    leading_only: dict[tuple, bool] = {}
+
+    def run(gradient: Any, axes: Any, sums: Any) -> Any:
+        if sums is not None and bias_sum.backend == selection.C_BACKEND:
+            key = (tuple(flat_ints(axes)), gradient.ndim)
+            fits = leading_only.get(key)
+            if fits is None:
+                rank = gradient.ndim
+                fits = leading_only[key] = {a + rank if -rank <= a < 0 else a for a in key[0]} == set(range(rank - 1)) \
+                    and len(key[0]) == rank - 1
+            if fits:
+                return sums
+        return _run_part(bias_sum, [gradient, axes])
+
+    run.__name__ = "presummed_sum"
     return run
 
 

@@ -216,10 +216,10 @@ def _fill_run_metadata(run_metadata: Any, trace: list, values: dict) -> None:
         return
     origin = trace[0][1]
     stats = run_metadata.step_stats.dev_stats
-    for op, started, ended, backend, op_type in trace:
+    for op, started, ended, backend, op_type, fused_nodes in trace:
         shapes = [list(getattr(values.get(t._uid), "shape", ())) for t in op.outputs]
         stats.append(NodeExecStats(op.name, op_type, (started - origin) * 1e6, (ended - started) * 1e6,
-                                   shapes, op.device or executor.CPU_DEVICE, backend))
+                                   shapes, op.device or executor.CPU_DEVICE, backend, fused_nodes))
 
 
 class Session(BaseSession):

@@ -52,6 +52,10 @@ class EventFileTail:
             end = pos + HEADER_SIZE + length + FOOTER_SIZE
             if end > len(data):
                 if pos == 0 and end > _CHUNK:  # one record bigger than a chunk: read it whole
+                    # A damaged or forged length (2**62) must not become one huge read(): only a record the
+                    # file already holds whole is read; a longer one is "still being written".
+                    if self.offset + end > os.fstat(file.fileno()).st_size:
+                        return 0
                     file.seek(self.offset)
                     data = file.read(end)
                     if len(data) < end:

@@ -73,7 +73,17 @@ def fields(data: bytes) -> Iterator[tuple[int, int, Any]]:
 
 
 def _float(kind: int, value: Any) -> float:
+    if kind not in (FIXED64, FIXED32):  # a damaged record: a float field sent as a varint or a string
+        raise ValueError(f"a float field with wire type {kind}")
     return struct.unpack("<d" if kind == FIXED64 else "<f", value)[0]
+
+
+def _unpack_all(element: str, data: bytes) -> list:
+    """Every `element` (a struct code) packed in `data`; ValueError if `data` is not a whole number of them."""
+    size = struct.calcsize(element)
+    if len(data) % size:  # damaged: struct.error would leak from here
+        raise ValueError(f"{len(data)} bytes are not a whole number of {size}-byte values")
+    return list(struct.unpack(f"<{len(data) // size}{element}", data))
 
 
 def _packed(kind: int, value: Any, element: str) -> list:
@@ -81,7 +91,7 @@ def _packed(kind: int, value: Any, element: str) -> list:
     if element in "fd":
         if kind != LENGTH:
             return [_float(kind, value)]
-        return list(struct.unpack(f"<{len(value) // struct.calcsize(element)}{element}", value))
+        return _unpack_all(element, value)
     if kind == VARINT:
         return [value]
     numbers, pos = [], 0
@@ -246,6 +256,10 @@ def decode_histogram(data: bytes) -> Histogram:
 _VALUE_FIELDS = {5: "f", 6: "d", 7: "int32", 10: "int64", 11: "bool", 13: "half", 16: "uint", 17: "uint"}
 
 
+# The most elements a short value list may be repeated to (TensorBoard's summaries are far smaller).
+_MAX_FILL = 1 << 24
+
+
 def decode_tensor(data: bytes) -> Tensor:
     """A TensorProto: values from tensor_content, else from the typed repeated field; a short list is filled with
     its last element up to the shape's size, as TensorFlow does (one float_val fills a whole tensor)."""
@@ -265,8 +279,9 @@ def decode_tensor(data: bytes) -> Tensor:
     for dim in tensor.shape:
         size *= max(dim, 0)
     if content is not None and tensor.dtype in _CONTENT_FORMAT:
-        element = _CONTENT_FORMAT[tensor.dtype]
-        tensor.values = list(struct.unpack(f"<{len(content) // struct.calcsize(element)}{element}", content))
+        tensor.values = _unpack_all(_CONTENT_FORMAT[tensor.dtype], content)
+    elif typed and size - len(typed) > _MAX_FILL:  # a forged shape ([2**40]) must not become a huge list
+        raise ValueError(f"a tensor of {size} elements filled from {len(typed)} values")
     else:
         tensor.values = typed + typed[-1:] * (size - len(typed)) if typed else []
     return tensor

@@ -137,6 +137,9 @@ class Checkpoint(AutoTrackable):
         except Exception as error:  # protobuf's DecodeError
             raise errors.DataLossError(None, None, f"corrupt {object_graph.OBJECT_GRAPH_KEY} in {save_path}: "
                                                    f"{error}") from None
+        damage = object_graph.graph_damage(graph)
+        if damage:
+            raise errors.DataLossError(None, None, f"corrupt {object_graph.OBJECT_GRAPH_KEY} in {save_path}: {damage}")
         restoration = object_graph.Restoration(reader, graph)
         root, attached = self._graph()
         restoration.bind(root, 0, attached_to=self if attached else None)

@@ -18,6 +18,7 @@ from typing import Any
 from webflow.framework import context
 from webflow.framework.graph import GraphKeys
 from webflow.framework.tensor import Tensor
+from webflow.io import durable_file
 from webflow.ops.state_ops import RefVariable
 
 # the collections TensorFlow serializes as VariableDefs (the keys ref_variable.py registers proto functions for)
@@ -114,9 +115,5 @@ def write_message(filename: str, message: Any, as_text: bool = False) -> None:
     directory = os.path.dirname(filename)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    temp = f"{filename}.tmp{os.getpid()}"
-    with open(temp, "wb") as handle:
-        handle.write(payload)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, filename)
+    # temp file, fdatasync, rename; the directory's sync is left to the Saver's `checkpoint` file written next
+    durable_file.write_atomically(filename, payload, sync_dir=False)

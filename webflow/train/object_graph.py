@@ -112,6 +112,23 @@ def _with_values(graph: Any) -> list:
     return marked
 
 
+def graph_damage(graph: Any) -> str | None:
+    """What is wrong with a TrackableObjectGraph read from a checkpoint, or None: a damaged file must raise
+    DataLossError up front, not an IndexError from a node id past the end in the middle of a restore."""
+    count = len(graph.nodes)
+    if count == 0:
+        return "no nodes"
+    for node_id, node in enumerate(graph.nodes):
+        for ref in node.children:
+            if not 0 <= ref.node_id < count:
+                return f"node {node_id} has a child {ref.node_id} of {count} nodes"
+        for ref in node.slot_variables:
+            ids = (ref.original_variable_node_id, ref.slot_variable_node_id)
+            if not all(0 <= i < count for i in ids) or not graph.nodes[ref.slot_variable_node_id].attributes:
+                return f"node {node_id} has a slot variable {ids} that is no variable of {count} nodes"
+    return None
+
+
 def node_names(graph: Any) -> dict:
     """{node id: "(root).model.dense"}: the first path to each node, as TensorFlow's error messages name them."""
     names = {0: "(root)"}

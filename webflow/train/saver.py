@@ -30,7 +30,7 @@ import warnings
 from typing import Any
 
 from webflow.framework import context, dtypes, errors
-from webflow.io import checkpoint_bundle
+from webflow.io import checkpoint_bundle, durable_file
 from webflow.ops import variables as variables_module
 from webflow.train import checkpoint_values, meta_graph_export
 from webflow.train import saver_def as saver_def_module
@@ -246,12 +246,7 @@ def _meta_graph_filename(prefix: str, suffix: str = "meta") -> str:
 
 
 def _write_atomically(path: str, payload: bytes) -> None:
-    temp = f"{path}.tmp{os.getpid()}"
-    with open(temp, "wb") as handle:
-        handle.write(payload)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
+    durable_file.write_atomically(path, payload)   # temp file, fdatasync, rename, directory synced
 
 
 def _delete_checkpoint_files(prefix: str) -> None:

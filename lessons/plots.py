@@ -1,0 +1,117 @@
+"""Small pictures for the lessons, as SVG: bar charts, line charts and grey-scale images.
+
+No plotting library: matplotlib is not in the lessons' browser site, and a lesson's picture is a few rectangles
+and lines. Each function returns an `Svg`, which Jupyter shows as a picture (`_repr_svg_`: JupyterLab,
+JupyterLite, nbconvert's HTML export) when it is a cell's last value or passed to `display`, and whose text
+form (`repr`, outside a notebook) is a one-line summary. Values can be lists, NumPy arrays or webflow CArrays
+(anything with `.tolist()`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+WIDTH, HEIGHT, MARGIN = 480, 240, 48
+COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
+
+
+class Svg:
+    """An SVG picture; `summary` is what a text-only front end shows."""
+
+    def __init__(self, markup: str, summary: str):
+        self.markup = markup
+        self.summary = summary
+
+    def _repr_svg_(self) -> str:
+        return self.markup
+
+    def __repr__(self) -> str:
+        return f"<picture: {self.summary}>"
+
+
+def _plain(values: Any) -> list:
+    return values.tolist() if hasattr(values, "tolist") else list(values)
+
+
+def _svg(width: int, height: int, body: list[str], title: str) -> str:
+    heading = f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="14">{escape(title)}</text>'
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">'
+            + heading + "".join(body) + "</svg>")
+
+
+def bars(labels: Sequence[str], values: Any, title: str = "", unit: str = "") -> Svg:
+    """Horizontal bars, one per label, longest = largest value; each bar is labelled with its value."""
+    values = [float(v) for v in _plain(values)]
+    top = max(values + [1e-12])
+    row, left = 28, 190
+    body = []
+    for i, (label, value) in enumerate(zip(labels, values)):
+        y = 28 + i * row
+        length = (WIDTH - left - 80) * value / top
+        body.append(f'<text x="{left - 6}" y="{y + 15}" text-anchor="end">{escape(label)}</text>'
+                    f'<rect x="{left}" y="{y}" width="{length:.1f}" height="20" fill="{COLOURS[i % 5]}"/>'
+                    f'<text x="{left + length + 4:.1f}" y="{y + 15}">{value:.3g} {escape(unit)}</text>')
+    height = 36 + row * len(values)
+    return Svg(_svg(WIDTH, height, body, title), f"bar chart {title!r}: " +
+               ", ".join(f"{label} {value:.3g} {unit}".strip() for label, value in zip(labels, values)))
+
+
+def lines(series: dict, title: str = "", xlabel: str = "step") -> Svg:
+    """One line per entry of `series` (name -> y values, or name -> (x values, y values)), on shared axes."""
+    curves = {}
+    for name, data in series.items():
+        if isinstance(data, tuple):
+            curves[name] = ([float(x) for x in _plain(data[0])], [float(y) for y in _plain(data[1])])
+        else:
+            ys = [float(y) for y in _plain(data)]
+            curves[name] = (list(range(len(ys))), ys)
+    xs = [x for xs, _ in curves.values() for x in xs]
+    ys = [y for _, ys in curves.values() for y in ys]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    x1, y1 = (x1 if x1 > x0 else x0 + 1), (y1 if y1 > y0 else y0 + 1)
+
+    def point(x: float, y: float) -> str:
+        px = MARGIN + (WIDTH - 2 * MARGIN) * (x - x0) / (x1 - x0)
+        py = HEIGHT - MARGIN - (HEIGHT - 2 * MARGIN + 24) * (y - y0) / (y1 - y0)  # y0 on the x axis, y1 at the top
+        return f"{px:.1f},{py:.1f}"
+
+    body = [f'<line x1="{MARGIN}" y1="{HEIGHT - MARGIN}" x2="{WIDTH - MARGIN}" y2="{HEIGHT - MARGIN}" stroke="#888"/>',
+            f'<line x1="{MARGIN}" y1="{MARGIN - 24}" x2="{MARGIN}" y2="{HEIGHT - MARGIN}" stroke="#888"/>',
+            f'<text x="{MARGIN - 4}" y="{HEIGHT - MARGIN}" text-anchor="end">{y0:.3g}</text>',
+            f'<text x="{MARGIN - 4}" y="{MARGIN - 20}" text-anchor="end">{y1:.3g}</text>',
+            f'<text x="{MARGIN}" y="{HEIGHT - MARGIN + 14}">{x0:g}</text>',
+            f'<text x="{WIDTH - MARGIN}" y="{HEIGHT - MARGIN + 14}" text-anchor="end">{x1:g}</text>',
+            f'<text x="{WIDTH / 2}" y="{HEIGHT - 12}" text-anchor="middle">{escape(xlabel)}</text>']
+    for i, (name, (cx, cy)) in enumerate(curves.items()):
+        colour = COLOURS[i % 5]
+        body.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" '
+                    f'points="{" ".join(point(x, y) for x, y in zip(cx, cy))}"/>'
+                    f'<text x="{WIDTH - MARGIN + 4}" y="{MARGIN - 8 + 14 * i}" fill="{colour}">{escape(name)}</text>')
+    return Svg(_svg(WIDTH + 60, HEIGHT, body, title),
+               f"line chart {title!r}: " + ", ".join(f"{name} {cy[0]:.3g} → {cy[-1]:.3g}"
+                                                     for name, (_, cy) in curves.items()))
+
+
+def images(pictures: Sequence[Any], captions: Sequence[str] = (), scale: int = 3, title: str = "") -> Svg:
+    """Grey-scale images side by side (each a 2-D array of 0..255, 0 drawn white, 255 black), with captions."""
+    grids = [[[float(v) for v in row] for row in _plain(p)] for p in pictures]
+    body, x = [], 4
+    for i, grid in enumerate(grids):
+        rows, cols = len(grid), len(grid[0])
+        for r, row in enumerate(grid):
+            for c, value in enumerate(row):
+                if value > 0:  # white paper is the background: draw only the ink
+                    grey = 255 - int(max(0.0, min(255.0, value)))
+                    body.append(f'<rect x="{x + c * scale}" y="{24 + r * scale}" width="{scale}" height="{scale}" '
+                                f'fill="rgb({grey},{grey},{grey})"/>')
+        body.append(f'<rect x="{x}" y="24" width="{cols * scale}" height="{rows * scale}" fill="none" stroke="#ccc"/>')
+        if i < len(captions):
+            body.append(f'<text x="{x + cols * scale / 2}" y="{rows * scale + 38}" text-anchor="middle">'
+                        f'{escape(str(captions[i]))}</text>')
+        x += cols * scale + 8
+    height = 24 + max(len(g) for g in grids) * scale + 20
+    return Svg(_svg(max(x, 200), height, body, title),
+               f"{len(grids)} image(s) {title!r}" + (f": {', '.join(map(str, captions))}" if captions else ""))

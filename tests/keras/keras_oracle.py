@@ -1,0 +1,87 @@
+"""What the keras tests share: an MNIST slice, the models built the same way in webflow and tf_keras (source text
+run by both: `keras` is webflow.keras here, tf_keras in the oracle venv, where TF_USE_LEGACY_KERAS=1 selects it),
+and the oracle runner."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import struct
+import subprocess
+
+import numpy as np
+from tf_subprocess import SKIP_REASON, TF_PYTHON  # noqa: F401
+
+DATA = os.environ.get("WEBFLOW_DATA")
+
+# Built identically by both libraries (after clear_session, so the layer names agree).
+MODELS = {
+    "mlp": """
+model = keras.Sequential([keras.layers.Flatten(input_shape=(28, 28)), keras.layers.Dense(32, activation="relu"),
+                          keras.layers.Dense(10)])
+""",
+    "cnn": """
+inputs = keras.Input((28, 28, 1))
+x = keras.layers.Conv2D(4, 3, activation="relu")(inputs)
+x = keras.layers.MaxPooling2D()(x)
+x = keras.layers.BatchNormalization()(x)
+x = keras.layers.Flatten()(x)
+outputs = keras.layers.Dense(10)(x)
+model = keras.Model(inputs, outputs)
+""",
+}
+
+OPTIMIZERS = {"sgd": "keras.optimizers.SGD(0.01, momentum=0.9, nesterov=True)", "adam": "keras.optimizers.Adam(0.002)"}
+
+# Trains `model` (weights set from `initial`) and records what the tests compare.
+TRAIN = """
+keras.backend.clear_session()
+{model}
+lines = []
+model.summary(print_fn=lines.append)
+model.set_weights(initial)
+model.compile({optimizer}, keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+x_train, x_test = (x_train_{kind}, x_test_{kind})
+history = model.fit(x_train, y_train, batch_size=64, epochs=3, shuffle=False, validation_data=(x_test, y_test),
+                    verbose=0)
+result = {{"history": history.history, "summary": "\\n".join(lines), "names": [w.name for w in model.weights],
+          "evaluate": model.evaluate(x_test, y_test, verbose=0), "predict": model.predict(x_test[:8], verbose=0)}}
+"""
+
+
+def _idx(name: str) -> np.ndarray:
+    with gzip.open(os.path.join(DATA, "mnist", name)) as file:
+        data = file.read()
+    dims = data[3]
+    shape = struct.unpack(">" + "I" * dims, data[4:4 + 4 * dims])
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
+
+
+def mnist_slice(train: int = 512, test: int = 256) -> dict:
+    """{x_train_mlp [n,28,28], x_train_cnn [n,28,28,1], y_train, and the same for test} as float32 / int64."""
+    images = _idx("train-images-idx3-ubyte.gz")[:train + test].astype(np.float32) / 255.0
+    labels = _idx("train-labels-idx1-ubyte.gz")[:train + test].astype(np.int64)
+    return {"x_train_mlp": images[:train], "x_test_mlp": images[train:], "x_train_cnn": images[:train, ..., None],
+            "x_test_cnn": images[train:, ..., None], "y_train": labels[:train], "y_test": labels[train:]}
+
+
+_DRIVER = r"""
+import json, os, sys
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+source = sys.stdin.read()
+scope = {}
+exec(source, scope)
+print("RESULT:" + json.dumps(scope["result"]))
+"""
+
+
+def run_oracle(source: str, timeout: float = 900) -> object:
+    """The JSON value `source` (run by tf_keras under WEBFLOW_TF_PYTHON) leaves in `result`."""
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": "", "TF_USE_LEGACY_KERAS": "1"}
+    done = subprocess.run([TF_PYTHON, "-c", _DRIVER], input=source, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT:")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"the oracle failed:\n{done.stderr[-4000:]}")
+    return json.loads(lines[-1][len("RESULT:"):])

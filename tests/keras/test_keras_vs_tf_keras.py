@@ -1,0 +1,106 @@
+"""The same MLP and CNN built with webflow.keras and tf_keras (oracle venv), from the same initial weights,
+trained 3 epochs on 512 MNIST images with SGD (Nesterov momentum) and Adam: per-epoch loss / accuracy / val_loss /
+val_accuracy, the final evaluate and predictions agree within float32 tolerance (TOLERANCE below); layer and weight
+names and the summary() text are equal; weights saved by either library load into the other (TF checkpoint
+format) and give the same predictions."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from keras_oracle import DATA, MODELS, OPTIMIZERS, SKIP_REASON, TF_PYTHON, TRAIN, mnist_slice, run_oracle
+
+from webflow import keras
+
+pytestmark = [pytest.mark.skipif(TF_PYTHON is None, reason=SKIP_REASON),
+              pytest.mark.skipif(DATA is None, reason="WEBFLOW_DATA is not set: no MNIST")]
+
+CASES = [(model, optimizer) for model in MODELS for optimizer in OPTIMIZERS]
+# (relative tolerance of losses/metrics, absolute tolerance of predicted logits) per model. The MLP's losses
+# agree to 4e-6 relative, its logits to 2.1e-5 (Adam divides tiny gradients by their tiny RMS: round-off grows).
+# The CNN's figures vary from one tf_keras run to the next (oneDNN's convolutions are not deterministic: val_loss
+# moved by 8e-5 relative between two runs; webflow's are reproducible), and its predictions go through
+# BatchNormalization's moving statistics, which 24 steps leave far from the batch statistics and sensitive to that
+# noise: measured max deviations 1.4e-4 (val_loss) and 2.6e-3 (a logit).
+# That noise also flips an example's predicted class now and then: the CNN's accuracies may differ by one example.
+TOLERANCE = {"mlp": (1e-5, 1e-4), "cnn": (1e-3, 5e-3)}
+ONE_EXAMPLE = {"mlp": 1e-6, "cnn": 1 / 256 + 1e-6}   # 256 validation images (512 training ones)
+SAVE_CASE = ("mlp", "adam")
+
+
+def _run_webflow(source: str, scope: dict) -> dict:
+    scope = {**scope, "keras": keras}
+    exec(source, scope)
+    return scope
+
+
+def _plain(value: object) -> object:
+    return json.loads(json.dumps(value, default=lambda v: np.asarray(v).tolist()))
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    folder = tmp_path_factory.mktemp("keras")
+    data = mnist_slice()
+    np.savez(folder / "data.npz", **data)
+    ours, oracle_source = {}, [f"import numpy as np, tensorflow as tf\nkeras = tf.keras\nresult = {{}}\n"
+                                f"globals().update(np.load({str(folder / 'data.npz')!r}))\n"]
+    for model_name, optimizer in CASES:
+        keras.backend.clear_session()
+        initial = _run_webflow(MODELS[model_name], {})["model"].get_weights()
+        np.savez(folder / f"init_{model_name}_{optimizer}.npz", *initial)
+        train = TRAIN.format(model=MODELS[model_name], optimizer=OPTIMIZERS[optimizer], kind=model_name)
+        scope = _run_webflow(train, {**data, "initial": initial})
+        ours[(model_name, optimizer)] = _plain(scope["result"])
+        key = f"{model_name}_{optimizer}"
+        oracle_source.append(f"_init = np.load({str(folder / f'init_{key}.npz')!r})\n"
+                             f"initial = [_init[f'arr_{{i}}'] for i in range(len(_init.files))]\n"
+                             + train + f"_results_{key} = result\n")
+        if (model_name, optimizer) == SAVE_CASE:
+            scope["model"].save_weights(str(folder / "webflow" / "ckpt"))
+            ours["saved_predict"] = scope["model"].predict(data["x_test_mlp"][:8], verbose=0).tolist()
+            oracle_source.append(f"model.load_weights({str(folder / 'webflow' / 'ckpt')!r})\n"
+                                 "_loaded = model.predict(x_test_mlp[:8], verbose=0).tolist()\n"
+                                 f"model.fit(x_train_mlp, y_train, epochs=1, shuffle=False, verbose=0)\n"
+                                 f"model.save_weights({str(folder / 'tf' / 'ckpt')!r})\n"
+                                 "_saved = model.predict(x_test_mlp[:8], verbose=0).tolist()\n")
+    oracle_source.append("result = {k[len('_results_'):]: plain(v) for k, v in dict(globals()).items() "
+                         "if k.startswith('_results_')}\nresult['loaded'] = _loaded\nresult['saved'] = _saved\n")
+    prologue = "def plain(v):\n    import json\n    return json.loads(json.dumps(v, default=lambda a: " \
+               "np.asarray(a).tolist()))\n"
+    theirs = run_oracle(prologue + "".join(oracle_source))
+    return {"ours": ours, "theirs": theirs, "folder": folder, "data": data}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{m}-{o}" for m, o in CASES])
+def test_training_matches_tf_keras(runs: dict, case: tuple) -> None:
+    ours, theirs = runs["ours"][case], runs["theirs"][f"{case[0]}_{case[1]}"]
+    assert sorted(ours["history"]) == sorted(theirs["history"])
+    rtol, atol = TOLERANCE[case[0]]
+    for key, values in theirs["history"].items():
+        history_atol = ONE_EXAMPLE[case[0]] if "accuracy" in key else 1e-6
+        np.testing.assert_allclose(ours["history"][key], values, rtol=rtol, atol=history_atol, err_msg=key)
+    np.testing.assert_allclose(ours["evaluate"][0], theirs["evaluate"][0], rtol=rtol, atol=1e-6)
+    np.testing.assert_allclose(ours["evaluate"][1], theirs["evaluate"][1], rtol=0, atol=ONE_EXAMPLE[case[0]])
+    np.testing.assert_allclose(ours["predict"], theirs["predict"], rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{m}-{o}" for m, o in CASES])
+def test_names_and_summary_match_tf_keras(runs: dict, case: tuple) -> None:
+    ours, theirs = runs["ours"][case], runs["theirs"][f"{case[0]}_{case[1]}"]
+    assert ours["names"] == theirs["names"]
+    assert ours["summary"] == theirs["summary"]
+
+
+def test_tf_keras_loads_webflow_weights(runs: dict) -> None:
+    np.testing.assert_allclose(runs["theirs"]["loaded"], runs["ours"]["saved_predict"], rtol=1e-5, atol=1e-6)
+
+
+def test_webflow_loads_tf_keras_weights(runs: dict) -> None:
+    keras.backend.clear_session()
+    model = _run_webflow(MODELS["mlp"], {})["model"]
+    model.load_weights(str(runs["folder"] / "tf" / "ckpt")).assert_existing_objects_matched()
+    predicted = model.predict(runs["data"]["x_test_mlp"][:8], verbose=0)
+    np.testing.assert_allclose(predicted, runs["theirs"]["saved"], rtol=1e-5, atol=1e-6)

@@ -1,0 +1,25 @@
+"""`keras.layers`: the layer classes (each defined in its family module)."""
+
+from webflow.keras.base_layer import Layer
+from webflow.keras.conv_layers import (
+    AveragePooling2D,
+    AvgPool2D,
+    Conv2D,
+    GlobalAveragePooling2D,
+    GlobalAvgPool2D,
+    MaxPool2D,
+    MaxPooling2D,
+)
+from webflow.keras.core_layers import Activation, Add, Dense, Dropout, Flatten, Reshape
+from webflow.keras.input_layer import Input, InputLayer
+from webflow.keras.normalization import BatchNormalization, Embedding
+
+
+def add(inputs: list, **kwargs: object) -> object:
+    """The functional form of `Add`."""
+    return Add(**kwargs)(inputs)
+
+
+__all__ = ["Layer", "Input", "InputLayer", "Dense", "Activation", "Dropout", "Flatten", "Reshape", "Add", "add",
+           "Conv2D", "MaxPooling2D", "MaxPool2D", "AveragePooling2D", "AvgPool2D", "GlobalAveragePooling2D",
+           "GlobalAvgPool2D", "BatchNormalization", "Embedding"]

@@ -1,0 +1,87 @@
+"""BatchNormalization and Embedding.
+
+BatchNormalization (axis -1, momentum 0.99, epsilon 1e-3): in training it normalizes with the batch's mean and
+(biased) variance and moves `moving_* -= (moving_* - batch) * (1 - momentum)`; for 4-D inputs tf_keras runs the
+fused kernel, whose moving variance takes the unbiased batch variance (times n / (n - 1)) - done here too. At
+inference it normalizes with the moving statistics.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webflow.framework import dtypes
+from webflow.keras import initializers
+from webflow.keras.base_layer import Layer
+from webflow.nn.embedding import embedding_lookup
+from webflow.nn.moments import moments
+from webflow.nn.normalization import batch_normalization
+from webflow.ops.math_ops import cast
+
+
+class BatchNormalization(Layer):
+    def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 0.001, center: bool = True,
+                 scale: bool = True, beta_initializer: Any = "zeros", gamma_initializer: Any = "ones",
+                 moving_mean_initializer: Any = "zeros", moving_variance_initializer: Any = "ones",
+                 beta_regularizer: Any = None, gamma_regularizer: Any = None, beta_constraint: Any = None,
+                 gamma_constraint: Any = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        for key, value in (("axis", axis), ("momentum", momentum), ("epsilon", epsilon), ("center", center),
+                           ("scale", scale)):
+            object.__setattr__(self, key, value)
+        object.__setattr__(self, "_inits", [initializers.get(i) for i in (gamma_initializer, beta_initializer,
+                                                                          moving_mean_initializer,
+                                                                          moving_variance_initializer)])
+
+    def build(self, input_shape: Any) -> None:
+        channels = [int(input_shape[self.axis])]
+        gamma, beta, mean, variance = self._inits
+        self.gamma = self.add_weight("gamma", channels, initializer=gamma) if self.scale else None
+        self.beta = self.add_weight("beta", channels, initializer=beta) if self.center else None
+        self.moving_mean = self.add_weight("moving_mean", channels, initializer=mean, trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", channels, initializer=variance, trainable=False)
+        self.built = True
+
+    def call(self, inputs: Any, training: Any = None) -> Any:
+        if not training:
+            return batch_normalization(inputs, self.moving_mean, self.moving_variance, self.beta, self.gamma,
+                                       self.epsilon)
+        dims = inputs.shape.as_list()
+        axes = [i for i in range(len(dims)) if i != len(dims) - 1]
+        mean, variance = moments(inputs, axes)
+        outputs = batch_normalization(inputs, mean, variance, self.beta, self.gamma, self.epsilon)
+        update_variance = variance
+        if len(dims) == 4:   # the fused kernel's moving variance is the unbiased one
+            count = 1
+            for i in axes:
+                count *= dims[i]
+            update_variance = variance * (count / max(count - 1, 1))
+        decay = 1.0 - self.momentum
+        self.moving_mean.assign_sub((self.moving_mean - mean) * decay)
+        self.moving_variance.assign_sub((self.moving_variance - update_variance) * decay)
+        return outputs
+
+
+class Embedding(Layer):
+    """Integer ids [batch, ...] -> vectors [batch, ..., output_dim]; embeddings uniform in [-0.05, 0.05]."""
+
+    def __init__(self, input_dim: int, output_dim: int, embeddings_initializer: Any = "uniform",
+                 embeddings_regularizer: Any = None, activity_regularizer: Any = None,
+                 embeddings_constraint: Any = None, mask_zero: bool = False, input_length: Any = None,
+                 **kwargs: Any):
+        if input_length is not None and "input_shape" not in kwargs:
+            kwargs["input_shape"] = (input_length,)
+        super().__init__(**kwargs)
+        object.__setattr__(self, "input_dim", int(input_dim))
+        object.__setattr__(self, "output_dim", int(output_dim))
+        object.__setattr__(self, "mask_zero", mask_zero)
+        object.__setattr__(self, "_init", initializers.get(embeddings_initializer))
+
+    def build(self, input_shape: Any) -> None:
+        self.embeddings = self.add_weight("embeddings", [self.input_dim, self.output_dim], initializer=self._init)
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        if inputs.dtype not in (dtypes.int32, dtypes.int64):
+            inputs = cast(inputs, dtypes.int32)
+        return embedding_lookup(self.embeddings, inputs)

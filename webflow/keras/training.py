@@ -1,0 +1,231 @@
+"""What a Model adds to a Layer: `compile`, `fit`, `evaluate`, `predict`, `*_on_batch`, `summary`, weights I/O.
+
+One training step (tf_keras's `train_step`): predictions with training=True, the compiled loss (the mean over the
+batch), gradients of it by GradientTape, `optimizer.apply_gradients`; the epoch's reported loss is the mean of the
+batch losses weighted by batch size, each metric its running value over the epoch.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from webflow.autodiff.tape import GradientTape
+from webflow.keras import callbacks as callbacks_module
+from webflow.keras import losses as losses_module
+from webflow.keras import metrics as metrics_module
+from webflow.keras import optimizers as optimizers_module
+from webflow.keras.progbar import Progbar
+
+
+class TrainingMixin:
+    def _init_training(self) -> None:
+        for key, value in (("optimizer", None), ("loss", None), ("compiled_metrics", []), ("stop_training", False),
+                           ("history", None), ("_loss_tracker", None)):
+            object.__setattr__(self, key, value)
+
+    # --- compile ---
+
+    def compile(self, optimizer: Any = "rmsprop", loss: Any = None, metrics: Any = None, loss_weights: Any = None,
+                weighted_metrics: Any = None, run_eagerly: Any = None, steps_per_execution: Any = None,
+                jit_compile: Any = None, **kwargs: Any) -> None:
+        object.__setattr__(self, "optimizer", optimizers_module.get(optimizer))
+        object.__setattr__(self, "loss", losses_module.get(loss))
+        loss_name = getattr(self.loss, "name", loss if isinstance(loss, str) else "")
+        object.__setattr__(self, "compiled_metrics", [metrics_module.get(m, loss_name) for m in metrics or []])
+        object.__setattr__(self, "_loss_tracker", metrics_module.Mean("loss"))
+
+    def _compute_loss(self, y: Any, y_pred: Any) -> Any:
+        if self.loss is None:
+            raise ValueError("No loss found. You may have forgotten to provide a `loss` argument in the "
+                             "`compile()` method.")
+        value = self.loss(y, y_pred)
+        for extra in getattr(self, "losses", []) or []:
+            value = value + extra
+        return value
+
+    def _reset_metrics(self) -> None:
+        for metric in [self._loss_tracker, *self.compiled_metrics]:
+            metric.reset_state()
+
+    def _update_metrics(self, loss: Any, y: Any, y_pred: Any, batch_size: int) -> dict:
+        self._loss_tracker.update_state(loss, sample_weight=batch_size)
+        for metric in self.compiled_metrics:
+            metric.update_state(y, y_pred)
+        return {metric.name: metric.result() for metric in [self._loss_tracker, *self.compiled_metrics]}
+
+    # --- one batch ---
+
+    def train_step(self, data: tuple) -> dict:
+        x, y = data[0], data[1]
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self._compute_loss(y, y_pred)
+        variables = self.trainable_weights
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return self._update_metrics(loss, y, y_pred, _batch_size(x))
+
+    def test_step(self, data: tuple) -> dict:
+        x, y = data[0], data[1]
+        y_pred = self(x, training=False)
+        return self._update_metrics(self._compute_loss(y, y_pred), y, y_pred, _batch_size(x))
+
+    def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, class_weight: Any = None,
+                       reset_metrics: bool = True, return_dict: bool = False) -> Any:
+        if reset_metrics:
+            self._reset_metrics()
+        return _result(self.train_step((x, y)), return_dict)
+
+    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True,
+                      return_dict: bool = False) -> Any:
+        if reset_metrics:
+            self._reset_metrics()
+        return _result(self.test_step((x, y)), return_dict)
+
+    def predict_on_batch(self, x: Any) -> Any:
+        return _to_numpy(self(x, training=False))
+
+    # --- loops ---
+
+    def fit(self, x: Any = None, y: Any = None, batch_size: int | None = None, epochs: int = 1, verbose: Any = "auto",
+            callbacks: Any = None, validation_split: float = 0.0, validation_data: Any = None, shuffle: bool = True,
+            class_weight: Any = None, sample_weight: Any = None, initial_epoch: int = 0,
+            steps_per_epoch: Any = None, **kwargs: Any) -> Any:
+        verbose = 1 if verbose == "auto" else verbose
+        if validation_split and validation_data is None:
+            x, y, validation_data = _split(x, y, validation_split)
+        batches = _Batches(x, y, batch_size or 32, shuffle)
+        history = callbacks_module.History()
+        params = {"verbose": verbose, "epochs": epochs, "steps": batches.steps}
+        run = callbacks_module.CallbackList([*(callbacks or []), history], self, params)
+        object.__setattr__(self, "stop_training", False)
+        run.on_train_begin()
+        for epoch in range(initial_epoch, epochs):
+            self._reset_metrics()
+            run.on_epoch_begin(epoch)
+            if verbose:
+                print(f"Epoch {epoch + 1}/{epochs}")
+            bar = Progbar(batches.steps, verbose=verbose)
+            logs: dict = {}
+            for step, batch in enumerate(batches.epoch(), start=1):
+                run.on_train_batch_begin(step - 1)
+                logs = self.train_step(batch)
+                run.on_train_batch_end(step - 1, logs)
+                if verbose == 1 and step < batches.steps:
+                    bar.update(step, list(logs.items()))
+            logs = dict(logs)
+            if validation_data is not None:
+                val = self.evaluate(*_unpack(validation_data), batch_size=batch_size, verbose=0, return_dict=True)
+                logs.update({f"val_{name}": value for name, value in val.items()})
+            bar.update(batches.steps, list(logs.items()), finalize=True)
+            run.on_epoch_end(epoch, logs)
+            if self.stop_training:
+                break
+        run.on_train_end()
+        return history
+
+    def evaluate(self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: Any = "auto",
+                 sample_weight: Any = None, steps: Any = None, callbacks: Any = None, return_dict: bool = False,
+                 **kwargs: Any) -> Any:
+        verbose = 1 if verbose == "auto" else verbose
+        batches = _Batches(x, y, batch_size or 32, shuffle=False)
+        self._reset_metrics()
+        bar = Progbar(batches.steps, verbose=verbose)
+        logs: dict = {}
+        for step, batch in enumerate(batches.epoch(), start=1):
+            logs = self.test_step(batch)
+            bar.update(step, list(logs.items()))
+        return _result(logs, return_dict)
+
+    def predict(self, x: Any, batch_size: int | None = None, verbose: Any = "auto", steps: Any = None,
+                callbacks: Any = None, **kwargs: Any) -> Any:
+        from webflow.backends.arrays.numpy_arrays import np
+        verbose = 1 if verbose == "auto" else verbose
+        batches = _Batches(x, None, batch_size or 32, shuffle=False)
+        bar = Progbar(batches.steps, verbose=verbose)
+        outputs = []
+        for step, batch in enumerate(batches.epoch(), start=1):
+            outputs.append(_to_numpy(self(batch[0], training=False)))
+            bar.update(step)
+        if isinstance(outputs[0], list):
+            return [np.concatenate([out[i] for out in outputs]) for i in range(len(outputs[0]))]
+        return np.concatenate(outputs)
+
+    # --- summary and weights ---
+
+    def summary(self, line_length: Any = None, positions: Any = None, print_fn: Any = None,
+                expand_nested: bool = False, show_trainable: bool = False, layer_range: Any = None) -> None:
+        from webflow.keras.model_summary import summary_text
+        text = summary_text(self, line_length, positions)
+        (print_fn or print)(text)
+
+    def save_weights(self, filepath: Any, overwrite: bool = True, save_format: Any = None, options: Any = None) -> None:
+        from webflow.keras import weights_io
+        weights_io.save_weights(self, filepath)
+
+    def load_weights(self, filepath: Any, skip_mismatch: bool = False, by_name: bool = False,
+                     options: Any = None) -> Any:
+        from webflow.keras import weights_io
+        return weights_io.load_weights(self, filepath)
+
+
+class _Batches:
+    """Batches of (x, y) from arrays (in order, or reshuffled each epoch) or from a tf.data Dataset."""
+
+    def __init__(self, x: Any, y: Any, batch_size: int, shuffle: bool):
+        self.x, self.y, self.batch_size, self.shuffle = x, y, batch_size, shuffle
+        self.dataset = hasattr(x, "element_spec") or (hasattr(x, "__iter__") and hasattr(x, "batch"))
+        if self.dataset:
+            self.steps = sum(1 for _ in x)
+        else:
+            self.size = len(x[0]) if isinstance(x, (list, tuple)) else len(x)
+            self.steps = math.ceil(self.size / batch_size)
+
+    def epoch(self) -> Any:
+        if self.dataset:
+            for element in self.x:
+                yield _unpack(element) if isinstance(element, (tuple, list)) else (element, None)
+            return
+        from webflow.backends.arrays.numpy_arrays import np
+        order = np.random.permutation(self.size) if self.shuffle else None
+        for start in range(0, self.size, self.batch_size):
+            index = slice(start, start + self.batch_size) if order is None else order[start:start + self.batch_size]
+            yield _take(self.x, index), _take(self.y, index)
+
+
+def _take(data: Any, index: Any) -> Any:
+    if data is None:
+        return None
+    if isinstance(data, (list, tuple)):
+        return [item[index] for item in data]
+    return data[index]
+
+
+def _unpack(data: Any) -> tuple:
+    data = tuple(data)
+    return (data[0], data[1] if len(data) > 1 else None)
+
+
+def _split(x: Any, y: Any, fraction: float) -> tuple:
+    """The last `fraction` of the examples become the validation data (before any shuffling)."""
+    size = len(x[0]) if isinstance(x, (list, tuple)) else len(x)
+    at = int(math.floor(size * (1.0 - fraction)))
+    return _take(x, slice(0, at)), _take(y, slice(0, at)), (_take(x, slice(at, None)), _take(y, slice(at, None)))
+
+
+def _batch_size(x: Any) -> int:
+    first = x[0] if isinstance(x, (list, tuple)) else x
+    return int(first.shape[0])
+
+
+def _to_numpy(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_to_numpy(item) for item in value]
+    return value.numpy()
+
+
+def _result(logs: dict, return_dict: bool) -> Any:
+    if return_dict:
+        return dict(logs)
+    values = list(logs.values())
+    return values[0] if len(values) == 1 else values
