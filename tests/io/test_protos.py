@@ -39,8 +39,7 @@ PROTOS = os.path.join(ROOT, "webflow", "protos")
 
 # Fields of TensorFlow's messages that webflow's .proto files leave out (each file's header comment says so).
 LEFT_OUT = {"tensorflow.NodeDef": ["experimental_type"], "tensorflow.OpDef.ArgDef": ["experimental_full_type"],
-            "tensorflow.GraphDef": ["debug_info"], "tensorflow.MetaGraphDef": ["object_graph_def"],
-            "tensorflow.RunMetadata": ["cost_graph"]}
+            "tensorflow.GraphDef": ["debug_info"], "tensorflow.RunMetadata": ["cost_graph"]}
 
 
 def modules() -> list:

@@ -18,7 +18,7 @@ from typing import Any
 
 from webflow.framework import context
 from webflow.framework.graph import Graph
-from webflow.io import checkpoint_bundle, tensor_proto, varint
+from webflow.io import checkpoint_bundle, tensor_proto
 from webflow.io.function_def_import import FunctionBuilder
 from webflow.io.graph_def_import import build_node, inputs_first
 from webflow.ops.convert import convert_to_tensor
@@ -26,33 +26,10 @@ from webflow.ops.functional_ops import call_function
 from webflow.saved_model import constants
 from webflow.train import object_graph
 
-OBJECT_GRAPH_FIELD = 7   # MetaGraphDef.object_graph_def
-
 
 def object_graph_def(meta: Any) -> Any:
-    """The SavedObjectGraph of MetaGraphDef `meta` (None for a TF1 SavedModel): field 7, which webflow's
-    meta_graph.proto leaves out, read from the message's bytes."""
-    from webflow.protos import saved_object_graph_pb2
-
-    data = meta.SerializeToString()
-    pos = 0
-    while pos < len(data):
-        tag, pos = varint.read(data, pos, len(data), "MetaGraphDef")
-        number, wire_type = tag >> 3, tag & 7
-        if wire_type == 0:
-            _, pos = varint.read(data, pos, len(data), "MetaGraphDef")
-        elif wire_type == 1:
-            pos += 8
-        elif wire_type == 5:
-            pos += 4
-        elif wire_type == 2:
-            size, pos = varint.read(data, pos, len(data), "MetaGraphDef")
-            if number == OBJECT_GRAPH_FIELD:
-                return saved_object_graph_pb2.SavedObjectGraph.FromString(data[pos:pos + size])
-            pos += size
-        else:
-            raise ValueError(f"MetaGraphDef: unexpected wire type {wire_type}")
-    return None
+    """The SavedObjectGraph of MetaGraphDef `meta`; None for a TF1 SavedModel, which has none."""
+    return meta.object_graph_def if meta.HasField("object_graph_def") else None
 
 
 class Loaded:

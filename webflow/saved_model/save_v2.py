@@ -288,18 +288,10 @@ class _SavedGraph:
         meta.graph_def.CopyFrom(self.graph_def)
         for key, signature in self.signature_defs.items():
             meta.signature_def[key].CopyFrom(signature)
-        # MetaGraphDef field 7 (object_graph_def), which webflow's meta_graph.proto leaves out: appended as a
-        # length-delimited field, which is how protobuf encodes it inside the message
-        meta_bytes = meta.SerializeToString() + _field_bytes(7, self.proto.SerializeToString())
+        meta.object_graph_def.CopyFrom(self.proto)
         model = saved_model_pb2.SavedModel(saved_model_schema_version=1)
-        model.meta_graphs.add().MergeFromString(meta_bytes)
+        model.meta_graphs.add().CopyFrom(meta)
         return model.SerializeToString()
-
-
-def _field_bytes(number: int, payload: bytes) -> bytes:
-    from webflow.io import varint
-
-    return varint.encode((number << 3) | 2) + varint.encode(len(payload)) + payload
 
 
 def _identifier(obj: Any) -> str:
