@@ -12,21 +12,10 @@ import pytest
 
 import webflow
 import webflow.compat.v1 as tf
+from tests.test_fusion import _bits, _traced
 from webflow.runtime import fusion
 
 CHANNELS = 32
-
-
-def _traced(sess: tf.Session, fetches: object, feed: dict) -> tuple:
-    """(values, {node name: op type} of the ops that ran)."""
-    metadata = tf.RunMetadata()
-    values = sess.run(fetches, feed, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
-                      run_metadata=metadata)
-    return values, {stat.node_name: stat.op_type for stat in metadata.step_stats.dev_stats}
-
-
-def _bits(array: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(array).view(np.uint8)
 
 
 @pytest.fixture(params=["auto", "numpy"])  # the direct C convolution's epilogue, and NumPy's in-place one

@@ -12,12 +12,9 @@ webflow's checkpoint, computes webflow's loss and trains.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-
 import numpy as np
 import pytest
+from test_graph_def import run_tensorflow_jobs
 from tf_subprocess import SKIP_REASON, TF_PYTHON
 
 import webflow as wf
@@ -300,16 +297,6 @@ print("RESULT:" + json.dumps(out))
 '''
 
 
-def run_tensorflow_jobs(jobs: dict) -> dict:
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": "", "TF_USE_LEGACY_KERAS": "1"}
-    done = subprocess.run([TF_PYTHON, "-c", _DRIVER], input=json.dumps(jobs), capture_output=True, text=True,
-                          timeout=900, env=env)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT:")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"TensorFlow run failed:\n{done.stderr[-3000:]}")
-    return json.loads(lines[-1][len("RESULT:"):])
-
-
 def encoded(spec: dict) -> dict:
     return dict(spec, feeds={k: [np.asarray(v).dtype.name, np.asarray(v).tolist()] for k, v in spec["feeds"].items()})
 
@@ -353,7 +340,7 @@ def exchanged(tmp_path_factory) -> dict:
                             "path": str(folder / "v1.tf.pb")}
     ours["c"], jobs["c"] = demo_checkpoint(folder)
     jobs["d"] = {"kind": "saved_program", "source": PROGRAMS["nested_loops_and_conds"], "prefix": str(folder / "tf")}
-    theirs = run_tensorflow_jobs(jobs)
+    theirs = run_tensorflow_jobs(jobs, _DRIVER)
     return {key: (ours.get(key), theirs.get(key), jobs[key]) for key in jobs}
 
 

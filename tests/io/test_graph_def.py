@@ -224,9 +224,11 @@ print("RESULT:" + json.dumps(out))
 '''
 
 
-def run_tensorflow_jobs(jobs: dict) -> dict:
+def run_tensorflow_jobs(jobs: dict, driver: str = _DRIVER) -> dict:
+    """{key: job} -> {key: result}: every job in one TensorFlow subprocess running `driver` (jobs on stdin as JSON,
+    results on a RESULT: line)."""
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": "", "TF_USE_LEGACY_KERAS": "1"}
-    done = subprocess.run([TF_PYTHON, "-c", _DRIVER], input=json.dumps(jobs), capture_output=True, text=True,
+    done = subprocess.run([TF_PYTHON, "-c", driver], input=json.dumps(jobs), capture_output=True, text=True,
                           timeout=900, env=env)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT:")]
     if done.returncode != 0 or not lines:
