@@ -16,7 +16,7 @@ DATA ?= $(CURDIR)/../shared/data
 PROTOC_VENV := .venv-protoc
 GRPCIO_TOOLS := 1.85.1
 
-.PHONY: demo test lint oracle clean bench-cnn bench-mnist bench-wasm wasm pyodide protos
+.PHONY: demo test lint oracle clean bench bench-cnn bench-lm bench-mnist bench-wasm wasm pyodide protos
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -63,11 +63,21 @@ bench-wasm: $(VENV)/.installed $(NOBLAS_VENV)/.installed
 bench-cnn: $(VENV)/.installed $(TF_VENV)/.installed $(TORCH_VENV)/.installed
 	$(PY) benchmarks/cnn_throughput.py --tf-python $(TF_VENV)/bin/python --torch-python $(TORCH_VENV)/bin/python
 
+# The PTB-small word LM on Shakespeare, webflow next to TensorFlow and PyTorch (~15 min on 2 cores; benchmarks/README.md).
+bench-lm: $(VENV)/.installed $(TF_VENV)/.installed $(TORCH_VENV)/.installed
+	WEBFLOW_DATA=$(DATA) $(PY) benchmarks/word_lm.py --tf-python $(TF_VENV)/bin/python --torch-python $(TORCH_VENV)/bin/python
+
 # The three MNIST tutorials on the full data set (minutes; the CNN about half an hour on 2 cores).
 bench-mnist: $(VENV)/.installed
 	OPENBLAS_NUM_THREADS=1 $(PY) benchmarks/mnist_softmax.py --data $(DATA)
 	OPENBLAS_NUM_THREADS=1 $(PY) benchmarks/mnist_mlp.py --data $(DATA)
 	$(PY) benchmarks/mnist_deep_cnn.py --data $(DATA)
+
+# Every benchmark (overheads, size sweep, CNN, Keras, LMs, wasm, browser; a missing peer is skipped) into one report:
+# benchmarks/report.md + report.json (benchmarks/README.md). An hour or more on 2 cores; ARGS=--quick shortens it.
+bench: $(VENV)/.installed $(TF_VENV)/.installed $(TORCH_VENV)/.installed
+	WEBFLOW_DATA=$(DATA) $(PY) benchmarks/run_all.py --tf-python $(TF_VENV)/bin/python \
+		--torch-python $(TORCH_VENV)/bin/python --data $(DATA) $(ARGS)
 
 demo: $(VENV)/.installed
 	# Both cores (webflow's kernel threads + OpenBLAS): 300 steps 14.2 s vs 18.1 s on one thread; with another
@@ -87,9 +97,15 @@ pyodide:
 	@if command -v npm >/dev/null; then cd tests/pyodide && npm ci --no-audit --no-fund --loglevel=error; \
 	else echo "npm not found: the wasm-in-Pyodide kernel tests will be skipped"; fi
 
+# TensorFlow.js in Node for tests/keras/test_tfjs_export.py (npm `@tensorflow/tfjs`, pinned in package-lock.json).
+.PHONY: tfjs
+tfjs:
+	@if command -v npm >/dev/null; then cd tests/keras/tfjs && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the TensorFlow.js export tests will be skipped"; fi
+
 # WEBFLOW_REQUIRE_BROWSER=1: a missing chromium, npm, built site or protoc venv fails their tests instead of skipping.
 # (.venv-protoc: tests/io/test_protos.py checks the committed *_pb2.py are what the .proto files generate.)
-test: $(VENV)/.installed $(TF_VENV)/.installed $(PROTOC_VENV)/.installed-$(GRPCIO_TOOLS) lint wasm pyodide labext site
+test: $(VENV)/.installed $(TF_VENV)/.installed $(PROTOC_VENV)/.installed-$(GRPCIO_TOOLS) lint wasm pyodide tfjs labext site
 	WEBFLOW_REQUIRE_BROWSER=1 WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(DATA)} \
 		$(PY) -m pytest -q
 
@@ -106,6 +122,21 @@ fuzz: $(VENV)/.installed
 		mkdir -p .fuzz-out/$$target && cd .fuzz-out/$$target && \
 		$(CURDIR)/$(PY) $(CURDIR)/tests/fuzz/atheris_readers.py $$target . $$seeds \
 			-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 || exit 1; cd $(CURDIR); done
+
+# The C kernels under AddressSanitizer + UndefinedBehaviorSanitizer (not part of `make test`; ~2 min to build,
+# ~4 min to run here): builds webflow/wasm/_build/asan/ (the normal build untouched), then runs tests/kernels,
+# tests/ops and tests/test_backends.py against it with every C kernel forced (WEBFLOW_BACKEND=native) and libasan
+# preloaded; fails on any sanitizer report or on an exported kernel no test called (tools/test_asan.py).
+.PHONY: test-asan
+test-asan: $(VENV)/.installed
+	$(PY) tools/test_asan.py
+
+# Resident memory flat over SOAK_STEPS Session.run steps and as many eager steps (growth < 5% after warm-up;
+# tools/soak.py; ~4 min for 100,000 each here). Not part of `make test`; its fd-leak check is (tests/test_no_fd_leaks.py).
+SOAK_STEPS ?= 100000
+.PHONY: soak
+soak: $(VENV)/.installed
+	$(PY) tools/soak.py --steps $(SOAK_STEPS)
 
 # The static site (site/README.md): webflow's wheel, protobuf's pure-Python wheel (pip-downloaded from PyPI, pinned
 # in tools/wheels.py), offline Pyodide, the MNIST demo page, the JupyterLite lessons, all into site/_build/

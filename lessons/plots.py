@@ -1,4 +1,4 @@
-"""Small pictures for the lessons, as SVG: bar charts, line charts and grey-scale images.
+"""Small pictures for the lessons, as SVG: bar charts, line charts, grey-scale images and tables of numbers.
 
 No plotting library: matplotlib is not in the lessons' browser site, and a lesson's picture is a few rectangles
 and lines. Each function returns an `Svg`, which Jupyter shows as a picture (`_repr_svg_`: JupyterLab,
@@ -115,3 +115,28 @@ def images(pictures: Sequence[Any], captions: Sequence[str] = (), scale: int = 3
     height = 24 + max(len(g) for g in grids) * scale + 20
     return Svg(_svg(max(x, 200), height, body, title),
                f"{len(grids)} image(s) {title!r}" + (f": {', '.join(map(str, captions))}" if captions else ""))
+
+
+def grids(tables: Sequence[Any], captions: Sequence[str] = (), copies: Sequence[Any] = (), title: str = "") -> Svg:
+    """Small tables of numbers side by side (each a 2-D array), e.g. the operands and result of a broadcast.
+    `copies[i]` (a 2-D array of booleans, like tables[i]) marks cells that are repeated copies, drawn faded."""
+    cell, body, x = 34, [], 8
+    for i, table in enumerate(tables):
+        rows = [[float(v) for v in row] for row in _plain(table)]
+        faded = [[bool(v) for v in row] for row in _plain(copies[i])] if i < len(copies) else []
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                copy = bool(faded) and faded[r][c]
+                fill, ink = ("#eef3fa", "#9aa7b8") if copy else ("#cfe0f5", "#000")
+                body.append(f'<rect x="{x + c * cell}" y="{28 + r * cell}" width="{cell}" height="{cell}" '
+                            f'fill="{fill}" stroke="#567" stroke-dasharray="{"3,2" if copy else "none"}"/>'
+                            f'<text x="{x + c * cell + cell / 2}" y="{28 + r * cell + cell / 2 + 4}" '
+                            f'text-anchor="middle" fill="{ink}">{value:g}</text>')
+        width = max(len(row) for row in rows) * cell
+        if i < len(captions):
+            body.append(f'<text x="{x + width / 2}" y="{28 + len(rows) * cell + 16}" text-anchor="middle">'
+                        f'{escape(str(captions[i]))}</text>')
+        x += width + 40
+    height = 28 + max(len(_plain(t)) for t in tables) * cell + 26
+    return Svg(_svg(max(x, 200), height, body, title),
+               f"{len(tables)} table(s) {title!r}" + (f": {', '.join(map(str, captions))}" if captions else ""))

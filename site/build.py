@@ -13,7 +13,9 @@ The steps, in order (each step's folder is replaced, the rest of out_dir is left
    core files and the pure-Python wheels of its lock, with a rewritten lock). Pages load Pyodide from
    here, never from a CDN.
 3. index.html, demo/ and playground/: the site's front page, the "Train MNIST in your browser" page
-   (site/demo/) and the "Graph playground" (site/playground/, with its examples/ and the graph renderer's
+   (site/demo/, with its conv net's 20,000 training images from $WEBFLOW_DATA/mnist in demo/mnist_cnn/),
+   the char-RNN page (site/demo/char_rnn.*, with a Shakespeare slice from $WEBFLOW_DATA)
+   and the "Graph playground" (site/playground/, with its examples/ and the graph renderer's
    standalone bundle labextension/dist/webflow-graph.{js,css}, which `make labext` builds; the build stops
    at once if it is missing).
 4. lite/: JupyterLite with the lessons (site/build_lite.py `build(out_dir, wheel_path)`), when that file
@@ -24,6 +26,7 @@ Serve it with `python -m http.server -d site/_build -b 127.0.0.1` (or tests/brow
 from __future__ import annotations
 
 import argparse
+import gzip
 import importlib.util
 import json
 import os
@@ -39,6 +42,8 @@ DEMO_FILES = (".html", ".js", ".css", ".py")   # what site/demo/ ships (not __py
 RENDERER = os.path.join(REPO, "labextension", "dist")   # the JupyterLab extension's renderer for plain pages
 RENDERER_FILES = ("webflow-graph.js", "webflow-graph.css")
 PYPI_CACHE = os.path.join(HERE, "_cache", "pypi")   # wheels from PyPI, kept between builds (git-ignored)
+CHAR_RNN_CHARS = 100_000   # the char-RNN page's Shakespeare slice (the corpus' first characters, 74 distinct)
+CNN_TRAIN_IMAGES = 20_000  # the conv net's training set: MNIST's first images (the wheel's sample has 6,000)
 
 
 def _load(path: str, name: str) -> ModuleType:
@@ -74,10 +79,45 @@ def build_pages(out_dir: str) -> None:
     for name in sorted(os.listdir(os.path.join(HERE, "demo"))):
         if name.endswith(DEMO_FILES):
             shutil.copy2(os.path.join(HERE, "demo", name), target)
+    build_char_rnn_files(target)
+    build_cnn_mnist_files(target)
     common = os.path.join(out_dir, "common")  # the workers' shared boot (Pyodide + webflow's wheel)
     if os.path.isdir(common):
         shutil.rmtree(common)
     shutil.copytree(os.path.join(HERE, "common"), common)
+
+
+def build_char_rnn_files(demo_dir: str) -> None:
+    """The char-RNN page's data and shared model code: the first CHAR_RNN_CHARS characters of
+    $WEBFLOW_DATA/text/shakespeare_plays.txt.gz (default ../shared/data, as the Makefile's) as
+    demo/char_rnn_text.txt, and benchmarks/char_lm_model.py beside char_rnn_model.py, which imports it."""
+    data = os.environ.get("WEBFLOW_DATA") or os.path.join(REPO, "..", "shared", "data")
+    shakespeare = _load(os.path.join(REPO, "webflow", "datasets", "shakespeare.py"), "webflow_site_shakespeare")
+    text = shakespeare.load_text(data, max_chars=CHAR_RNN_CHARS)
+    temporary = os.path.join(demo_dir, "char_rnn_text.txt.tmp")
+    with open(temporary, "w", encoding="utf-8") as file:
+        file.write(text)
+    os.replace(temporary, os.path.join(demo_dir, "char_rnn_text.txt"))
+    shutil.copy2(os.path.join(REPO, "benchmarks", "char_lm_model.py"), demo_dir)
+
+
+def build_cnn_mnist_files(demo_dir: str) -> None:
+    """The conv net's training set: the first CNN_TRAIN_IMAGES images and labels of $WEBFLOW_DATA/mnist as
+    gzip IDX files in demo/mnist_cnn/ (about 3 MB, fetched only by mnist.html?model=cnn). On the wheel's 6,000
+    images this model stops near 97 % (in TensorFlow too); on 20,000 it passes 98 %."""
+    data = os.environ.get("WEBFLOW_DATA") or os.path.join(REPO, "..", "shared", "data")
+    target = os.path.join(demo_dir, "mnist_cnn")
+    os.makedirs(target, exist_ok=True)
+    for name, item_bytes in (("train-images-idx3-ubyte.gz", 28 * 28), ("train-labels-idx1-ubyte.gz", 1)):
+        with gzip.open(os.path.join(data, "mnist", name)) as file:
+            payload = file.read()
+        ndim = payload[3]   # IDX: magic 00 00 08 ndim, ndim big-endian sizes, then the bytes
+        header = payload[:4] + CNN_TRAIN_IMAGES.to_bytes(4, "big") + payload[8:4 + 4 * ndim]
+        body = payload[4 + 4 * ndim: 4 + 4 * ndim + CNN_TRAIN_IMAGES * item_bytes]
+        temporary = os.path.join(target, name + ".tmp")
+        with open(temporary, "wb") as file:   # mtime 0: the same input gives the same bytes
+            file.write(gzip.compress(header + body, mtime=0))
+        os.replace(temporary, os.path.join(target, name))
 
 
 def check_renderer() -> None:

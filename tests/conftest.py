@@ -31,9 +31,15 @@ def pytest_configure(config):
 
 @pytest.fixture(autouse=True)
 def _fresh_webflow_state():
+    # before the test too: a test module may switch modes when it is imported (collection runs before any test)
+    _reset_webflow_state()
+    yield
+    _reset_webflow_state()
+
+
+def _reset_webflow_state() -> None:
     from webflow.framework import context, random_seed, tensor, tensor_shape
 
-    yield
     random_seed.set_global_seed(None)  # a seeded op's numbers depend on the global seed too (as in TensorFlow)
     context.enable_eager_execution()
     tensor_shape.enable_v2_tensorshape()

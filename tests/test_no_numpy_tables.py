@@ -89,3 +89,14 @@ def test_row_without_numpy_matches_numpy(name: str, results: tuple) -> None:
     assert "grad_error" not in without, without["grad_error"]
     if "grads" in reference:
         _assert_values(f"{name} gradient", without["grads"], reference["grads"], ROWS[name])
+    if "graph_outputs" in reference or "graph_error" in reference:  # tests/no_numpy_graph_rows.py's run
+        _assert_graph(name, without, reference)
+
+
+def _assert_graph(name: str, without: dict, reference: dict) -> None:
+    """The row built in a graph and run by Session.run (and its tf.gradients) gives NumPy's values."""
+    assert "graph_error" not in reference, reference["graph_error"]
+    assert "graph_error" not in without, without["graph_error"]
+    _assert_values(f"{name} graph forward", without["graph_outputs"], reference["graph_outputs"], ROWS[name])
+    if "graph_grads" in reference:
+        _assert_values(f"{name} graph gradient", without["graph_grads"], reference["graph_grads"], ROWS[name])

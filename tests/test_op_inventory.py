@@ -40,6 +40,9 @@ NO_GRADIENT = {
                     "LookupError in TF too",
     "WhileGrad": "webflow's While gradient op (TF's is another While): second derivatives through a while_loop "
                  "are not implemented, so they raise LookupError rather than give silent zeros",
+    # fused recurrent cells (ops/rnn_block_ops.py): TF 1.x contrib registered the cells' gradients, not these
+    **{op: "TF registers none (contrib/rnn lstm_ops/gru_ops): LookupError in TF too"
+       for op in ("LSTMBlockCellGrad", "GRUBlockCellGrad")},
     # parsing (ops/parsing_ops.py, sequence_parsing_ops.py, decode_ops.py, io/file_ops.py): TF registers nothing
     **{op: "TF registers none (parsing_ops/io_ops): differentiating through it raises LookupError in TF too"
        for op in ("ParseExampleV2", "ParseSequenceExampleV2", "DecodeCSV", "ReadFile", "WriteFile")},

@@ -68,5 +68,13 @@ from webflow import lab
 # --- keras (keras/): tf.keras (layers, Sequential / Model, compile / fit); tf.optimizers is keras.optimizers ---
 from webflow import keras
 from webflow.keras import optimizers
+from webflow.keras import initializers   # tf.initializers is keras.initializers (TF2)
+
+# --- estimator (estimator/, feature_column/): tf.estimator and tf.feature_column of TensorFlow <= 2.15 ---
+from webflow import estimator, feature_column
+
+# --- distribute (distribute/): tf.distribute strategies on the one CPU; platform/: tf.get_logger ---
+from webflow import distribute
+from webflow.platform.tf_logging import get_logger
 
 __version__ = "0.1.0"

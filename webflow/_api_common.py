@@ -20,6 +20,7 @@ from webflow.framework.tensor_shape import Dimension, TensorShape
 from webflow.framework import errors
 from webflow.ops.convert import convert_to_tensor, register_tensor_conversion_function
 from webflow.ops.registry import NoGradient, NotDifferentiable, RegisterGradient
+from webflow.ops.script_ops import numpy_function, py_function  # Python functions as ops
 from webflow.ops.constants import constant
 from webflow.autodiff.gradients import UnconnectedGradients
 from webflow.autodiff.tape import GradientTape

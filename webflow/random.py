@@ -11,6 +11,10 @@ from webflow.ops.random_ops import categorical, truncated_normal
 from webflow.ops.random_ops import random_normal as normal
 from webflow.ops.random_ops import random_shuffle as shuffle
 from webflow.ops.random_ops import random_uniform as uniform
+from webflow.ops.stateless_random_ops import stateless_random_normal as stateless_normal
+from webflow.ops.stateless_random_ops import stateless_random_uniform as stateless_uniform
+from webflow.ops.stateless_random_ops import stateless_truncated_normal
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "categorical", "set_seed",
-           "log_uniform_candidate_sampler", "uniform_candidate_sampler"]
+           "log_uniform_candidate_sampler", "uniform_candidate_sampler", "stateless_normal", "stateless_uniform",
+           "stateless_truncated_normal"]

@@ -26,9 +26,13 @@ const handlers = {
         `${info.train_examples.toLocaleString()} tf.train.Example records, ` +
         `${(info.records_bytes / 1e6).toFixed(1)} MB in memory, written in ${(info.write_ms / 1000).toFixed(1)} s.`
       : "Training batches: feed_dict.";
+    document.body.dataset.model = info.model;   // "mlp" or "cnn": which network the worker built
+    $("model").value = info.model;
     $("status").textContent = `Ready in ${(timings.total_ms / 1000).toFixed(1)} s (Python ${python}, kernels ${backend}). ` +
-      `Model ${info.sizes.join("-")}, batch ${info.batch}, ${info.steps} Adam steps over ${info.train_examples.toLocaleString()} images.`;
+      `Model ${info.description}, batch ${info.batch}, ${info.steps} ${info.optimizer} steps over ` +
+      `${info.train_examples.toLocaleString()} images.`;
     $("train").disabled = false;
+    $("model").disabled = false;
     window.mnistDemo.ready = { info, backend, input, timings, page_ms: Math.round(performance.now() - started) };
     setState("ready");
   },
@@ -58,8 +62,18 @@ const handlers = {
 worker.onmessage = (event) => handlers[event.data.type](event.data);
 worker.onerror = (event) => { handlers.error({ message: event.message || "the worker failed to start" }); };
 
+// The model chooser reloads the page with ?model=cnn (or without it): each model gets a fresh worker.
+$("model").addEventListener("change", () => {
+  const query = new URLSearchParams(location.search);
+  if ($("model").value === "cnn") query.set("model", "cnn");
+  else query.delete("model");
+  query.delete("input");   // the tf.data mode trains the MLP only
+  location.search = query.toString();
+});
+
 $("train").addEventListener("click", () => {
   $("train").disabled = true;
+  $("model").disabled = true;
   $("status").textContent = "Training…";
   setState("training");
   worker.postMessage({ type: "train" });

@@ -7,6 +7,8 @@
 // {type: "time_steps", count}. Worker -> page: "status", "ready", "progress", "trained",
 // "prediction", "timing" and "error" (each carries what its name says; see mnist.js).
 // With ?input=tfdata the training batches come from a tf.data pipeline over a TFRecord (mnist_tfdata.py).
+// With ?model=cnn the model is TensorFlow.js's MNIST conv net (mnist_model.py's cnn_logits) instead of the MLP,
+// trained on the 20,000 images of mnist_cnn/ (site/build.py writes them; ~3 MB, fetched only in this mode).
 import { loadWebflow, since } from "../common/webflow_pyodide.mjs";
 
 const CHUNK_STEPS = 20;  // training steps per Python call; the worker reports progress between chunks
@@ -16,7 +18,10 @@ let training = false;
 const queue = [];       // messages that arrived before the model was ready
 
 // ?input=tfdata (the page passes its query on): train through tf.data (mnist_tfdata.py) instead of feed_dict.
-const INPUT = new URLSearchParams(self.location.search).get("input") === "tfdata" ? "tf.data" : "feed_dict";
+const QUERY = new URLSearchParams(self.location.search);
+const INPUT = QUERY.get("input") === "tfdata" ? "tf.data" : "feed_dict";
+// ?model=cnn (the page's model chooser): the conv net; the tf.data mode keeps the MLP.
+const MODEL = QUERY.get("model") === "cnn" && INPUT === "feed_dict" ? "cnn" : "mlp";
 
 // tf.data mode: both .py files go to /home/pyodide/demo in Pyodide's file system and are imported as modules
 // (mnist_tfdata.py imports mnist_model); the model then writes its TFRecord under /tmp, also in memory.
@@ -31,6 +36,19 @@ async function tfDataDemo(pyodide) {
                            "from mnist_tfdata import MnistTfDataDemo\nMnistTfDataDemo()");
 }
 
+// The conv net's training images: mnist_cnn/'s two gzip IDX files copied into Pyodide's (in-memory) file system.
+async function cnnTrainFolder(pyodide) {
+  post("status", { text: "Fetching the conv net's 20,000 training images (~3 MB)…" });
+  const folder = "/home/pyodide/mnist_cnn";
+  pyodide.FS.mkdirTree(folder);
+  for (const name of ["train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"]) {
+    const response = await fetch(new URL(`mnist_cnn/${name}`, self.location.href));
+    if (!response.ok) throw new Error(`mnist_cnn/${name}: HTTP ${response.status}`);
+    pyodide.FS.writeFile(`${folder}/${name}`, new Uint8Array(await response.arrayBuffer()));
+  }
+  return folder;
+}
+
 async function boot() {
   const start = performance.now();
   const { pyodide, bootMs, installMs } = await loadWebflow(post);
@@ -39,7 +57,11 @@ async function boot() {
   else {
     const source = await (await fetch(new URL("mnist_model.py", self.location.href))).text();
     pyodide.runPython(source);
-    demo = pyodide.runPython("MnistDemo()");
+    if (MODEL === "cnn") {
+      const folder = await cnnTrainFolder(pyodide);
+      post("status", { text: "Reading the MNIST images and building the graph…" });
+      demo = pyodide.runPython(`MnistDemo(model="cnn", train_folder=Path("${folder}"))`);
+    } else demo = pyodide.runPython(`MnistDemo(model="${MODEL}")`);
   }
   const info = demo.info().toJs({ dict_converter: Object.fromEntries });
   const backend = pyodide.runPython("from webflow.backends.c import library\nlibrary.backend_name()");

@@ -37,18 +37,29 @@ EXPECTED = {
                              "You must feed a value for placeholder tensor 'x'"],  # InvalidArgumentError, caught
     "02_variables_and_gradients.ipynb": ["graph:   [-27.5, -9.5]", "by hand: [-27.5, -9.5]", "-27.5 -9.5"],
     "03_mnist_softmax.ipynb": ["labels of the first ten images: [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]", "epoch 5: test loss"],
+    "06_broadcasting_and_shape_errors.ipynb": ["[[11.0, 21.0], [12.0, 22.0], [13.0, 23.0]]",
+                                               "run with 5 images: tf.shape(logits) = [5, 10]",
+                                               "Matrix size-incompatible: In[0]: [1,783], In[1]: [784,10]",
+                                               "Incompatible shapes: [3] vs. [2]", "C function: wf_gemm_f32",
+                                               "Exercise 6.3: not started"],
     "07_input_pipelines.ipynb": ["[[0, 1, 4, 9], [16, 25, 36, 49], [64, 81]]",
                                  "838000 bytes on disk = 822000 bytes of records + 16 × 1000 of framing",
                                  "queues exhausted after 1000 records", "Exercise 7.3: not started"],
     "08_saving_and_tensorboard.ipynb": ["[('W', [784, 10]), ('b', [10]), ('global_step', [])]",
                                         "60 loss values, steps 1 to 60", "Exercise 8.3: not started"],
+    "09_recurrent_networks.ipynb": ["BasicLSTMCell h: [0.28956, 0.18637, 0.03182, -0.09325, -0.18603]",
+                                    "step 4: row 0 h[0] = +0.27095   row 1 h[0] = +0.00000",
+                                    "from the passage in this cell", "Exercise 9.3: not started"],
 }
 # Pictures a lesson must show, counted by CSS selector: its plots (lessons/plots.py, SVG outputs) and webflow's
 # TensorBoard panel (drawn by the labextension: its scalar-smoothing control).
 SVG_OUTPUT = '.jp-OutputArea-output[data-mime-type="image/svg+xml"]'
 TENSORBOARD_PANEL = ".jp-OutputArea-output .wf-tb-smoothing"
-PICTURES = {"07_input_pipelines.ipynb": {SVG_OUTPUT: 2},
-            "08_saving_and_tensorboard.ipynb": {SVG_OUTPUT: 2, TENSORBOARD_PANEL: 1}}
+ERROR_PANEL = ".jp-OutputArea-output .wf-error-panel"  # an explanation (webflow.lab.explain) shown as a cell's value
+PICTURES = {"06_broadcasting_and_shape_errors.ipynb": {SVG_OUTPUT: 1, ERROR_PANEL: 1},
+            "07_input_pipelines.ipynb": {SVG_OUTPUT: 2},
+            "08_saving_and_tensorboard.ipynb": {SVG_OUTPUT: 2, TENSORBOARD_PANEL: 1},
+            "09_recurrent_networks.ipynb": {SVG_OUTPUT: 1}}
 # After lesson 01 (which imported webflow): protobuf, installed with webflow from the site's Pyodide lock (webflow's
 # entry depends on it: site/build_lite.py), then imported and used for a tf.train.Example. Run in the lesson's kernel
 # through JupyterLab's API, one request each: the kernel loads lock packages named by a request's imports first,

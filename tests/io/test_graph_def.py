@@ -735,8 +735,13 @@ def test_e_tensorflow_runs_webflows_frozen_graph_without_variables(exchanged: di
 # TensorFlow's CPU kernels refuse some attrs its OpDefs allow (the graph imports; it cannot run there)
 TF_CPU_LIMITS = ("only supports NHWC", "do not yet support dilation rates larger than 1")
 # Known differences, each a gap to close (the rows still run in webflow against their own oracles): a dataset of
-# sparse elements carries each SparseTensor as a scalar variant (ops/dataset_sparse.py), TensorFlow's as a [3] one
-KNOWN_DIFFERENCES = ("for '{{node DeserializeSparse}} = DeserializeSparse[Tserialized=DT_VARIANT",)
+# sparse elements carries each SparseTensor as a scalar variant (ops/dataset_sparse.py), TensorFlow's as a [3] one;
+# webflow's tf.nn.depthwise_conv2d gives the native op its dilations, where TensorFlow's goes through SpaceToBatchND
+# (TensorFlow's CPU DepthwiseConv2dNativeBackpropInput ignores dilations, so the dilated gradient row fails there)
+KNOWN_DIFFERENCES = ("for '{{node DeserializeSparse}} = DeserializeSparse[Tserialized=DT_VARIANT",
+                     "DepthwiseConv2DBackpropInput: Number of rows of out_backprop doesn't match")
+# A py_func's Python function lives in the process that built the graph, in TensorFlow as in webflow
+NOT_PORTABLE = ("Could not find callback with key=pyfunc_",)
 
 
 @needs_tf
@@ -755,7 +760,7 @@ def test_every_op_table_graph_runs_in_tensorflow(exchanged: dict) -> None:
     for key, (compare, atol, rtol) in sorted(compares.items()):
         ours, theirs, _ = exchanged[key]
         if "error" in theirs:
-            if not any(limit in theirs["error"] for limit in TF_CPU_LIMITS + KNOWN_DIFFERENCES):
+            if not any(limit in theirs["error"] for limit in TF_CPU_LIMITS + KNOWN_DIFFERENCES + NOT_PORTABLE):
                 problems.append(f"{key}: {theirs['error'][:300]}")
             continue
         if compare:

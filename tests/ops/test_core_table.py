@@ -44,6 +44,7 @@ CASES = [
     OpCase("unstack", lambda x: wf.unstack(x, axis=1), [r(2, 3)], lambda x: [x[:, i] for i in range(3)],
            unknown_shapes=False),
     OpCase("split_sizes", lambda x: wf.split(x, [1, 2], axis=1), [r(2, 3)], lambda x: [x[:, :1], x[:, 1:]]),
+    OpCase("split_rest", lambda x: wf.split(x, [-1, 2], axis=1), [r(2, 5)], lambda x: [x[:, :3], x[:, 3:]]),
     OpCase("split_number", lambda x: wf.split(x, 2, axis=0), [r(4, 3)], lambda x: [x[:2], x[2:]],
            unknown_shapes=False),
     OpCase("broadcast_to", lambda x: wf.broadcast_to(x, [2, 3]), [r(1, 3)], lambda x: np.broadcast_to(x, (2, 3))),

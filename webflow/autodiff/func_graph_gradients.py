@@ -62,16 +62,28 @@ def gradient_graph(forward: FuncGraph, wanted: tuple) -> FuncGraph:
     graph = FuncGraph(forward.name + "_grad")
     with graph.as_default():
         copies = _copy_inputs(forward, graph)
+        inputs = set(copies)
         _copy_ops(forward, graph, copies)
         ys = [copies[t._uid] for t in forward.outputs]
         grad_ys = [graph.add_placeholder(t.dtype.base_dtype, t.shape, "output_grad") for t in forward.outputs]
         xs = [copies[forward.inputs[i]._uid] for i in wanted]
         grads = gradients(ys, xs, grad_ys=grad_ys) if ys and xs else [None] * len(xs)
         graph.outputs = [_dense_or_zeros(g, x, graph) for g, x in zip(grads, xs)]
+    # {forward tensor uid: its copy's uid} for the copies the gradient ops read: a While's gradient feeds them the
+    # values the forward loop computed, so they are not computed again (functional_ops.py, WhileGrad)
+    graph.forward_twins = _read_by_gradients(graph, copies, inputs)
     graph.inputs = [copies[t._uid] for t in forward.inputs] + grad_ys
     graph.stateful_ops = []  # run only what the gradients need (see the module docstring)
     forward._gradient_graphs[wanted] = graph
     return graph
+
+
+def _read_by_gradients(graph: FuncGraph, copies: dict, inputs: set) -> dict:
+    """{forward uid: copy uid} for the copied forward tensors (not inputs) that an op other than a copy reads."""
+    copied_ops = {copy.op._id for uid, copy in copies.items() if uid not in inputs}
+    read = {t._uid for op in graph.get_operations() if op._id not in copied_ops for t in op.inputs}
+    read.update(t._uid for t in graph.outputs)
+    return {uid: copy._uid for uid, copy in copies.items() if uid not in inputs and copy._uid in read}
 
 
 def _copy_inputs(forward: FuncGraph, graph: FuncGraph) -> dict:
@@ -164,9 +176,13 @@ def _while_grad(op: Any, *grads: Any) -> list:
         return [None] * len(inputs)
     body = op.get_attr("body")
     shapes, types = _specs_of([inputs[i] for i in wanted])
-    results = apply_op("WhileGrad", inputs + list(grads), {
-        "cond": op.get_attr("cond"), "body": body, "body_grad": gradient_graph(body, wanted),
-        "wanted": wanted, "Tout": types, "output_shapes": shapes}, name="WhileGrad")
+    # after the forward loop, as in TensorFlow (whose gradient reads the loop's stacks): a gradient that needs
+    # none of the loop's outputs (foldl's sum) would otherwise run first and read its TensorArrays before it
+    after, body_grad = [op] if not isinstance(op.graph, FuncGraph) else [], gradient_graph(body, wanted)
+    with op.graph.control_dependencies(after):
+        results = apply_op("WhileGrad", inputs + list(grads), {
+            "cond": op.get_attr("cond"), "body": body, "body_grad": body_grad,
+            "wanted": wanted, "Tout": types, "output_shapes": shapes}, name="WhileGrad")
     return _scatter(wanted, results, len(inputs))
 
 

@@ -50,6 +50,12 @@ rnn = SimpleNamespace(**{name: getattr(_rnn_cell, name) for name in (
     "DropoutWrapper", "ResidualWrapper")}, static_rnn=_static_rnn,
     static_bidirectional_rnn=_static_bidirectional_rnn)
 
+# the fused cells (nn/rnn_block_cells.py): LSTMBlockCell, GRUBlockCell, GRUBlockCellV2
+from webflow.nn import rnn_block_cells as _rnn_block_cells  # noqa: E402
+
+for _name in _rnn_block_cells.__all__:
+    setattr(rnn, _name, getattr(_rnn_block_cells, _name))
+
 # --- seq2seq (nn/sequence_loss.py): tf.contrib.seq2seq.sequence_loss ---
 from webflow.nn.sequence_loss import sequence_loss as _sequence_loss  # noqa: E402
 

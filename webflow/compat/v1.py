@@ -19,6 +19,7 @@ from webflow.framework.scopes import (
 )
 from webflow.framework.scopes import name_scope_v1 as name_scope
 from webflow.ops.constants import placeholder, placeholder_with_default
+from webflow.ops.script_ops import py_func  # TF1's tf.py_func (PyFunc / PyFuncStateless)
 from webflow.ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized
 from webflow.ops.variables import (
     all_variables, global_variables, global_variables_initializer, initialize_all_variables, local_variables,
@@ -54,6 +55,9 @@ from webflow.compat import contrib
 
 # --- metrics (metrics/): TF1's tf.metrics ---
 from webflow import metrics
+
+# --- estimator (estimator/, feature_column/): tf.estimator and tf.feature_column of TensorFlow <= 2.15 ---
+from webflow import estimator, feature_column
 
 # --- data (data/v1.py): TF1's tf.data (make_one_shot_iterator, make_initializable_iterator, Iterator ...) ---
 from webflow.data import v1 as data
@@ -98,6 +102,12 @@ from webflow import audio
 
 # --- saved_model (saved_model/): TF1's SavedModel builder, simple_save, loader (loads no protobuf) ---
 from webflow.saved_model import v1 as saved_model
+
+# --- platform/ and distribute/: tf.app.run, tf.flags (absl, loaded on first use), tf.logging, tf.distribute ---
+from webflow import distribute
+from webflow.platform import app, flags
+from webflow.platform import tf_logging as logging
+from webflow.platform.tf_logging import get_logger
 
 # --- TF1 spellings of ops whose TF2 names differ (each family adds its own) ---
 # array (ops/manip_ops.py, ops/pad_ops.py, ops/gather_ops.py): TF1 argument orders

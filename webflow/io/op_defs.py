@@ -277,6 +277,24 @@ OP_DEFS = {
         (('audio', 'float32'), ('sample_rate', 'int32')),
         (('desired_channels', 'int', -1), ('desired_samples', 'int', -1)),
     ),
+    'DepthwiseConv2dNative': (
+        (('input', 'T'), ('filter', 'T')),
+        (('output', 'T'),),
+        (('T', 'type'), ('strides', 'list(int)'), ('padding', 'string'), ('explicit_paddings', 'list(int)', []),
+         ('data_format', 'string', 'NHWC'), ('dilations', 'list(int)', [1, 1, 1, 1])),
+    ),
+    'DepthwiseConv2dNativeBackpropFilter': (
+        (('input', 'T'), ('filter_sizes', 'int32'), ('out_backprop', 'T')),
+        (('output', 'T'),),
+        (('T', 'type'), ('strides', 'list(int)'), ('padding', 'string'), ('explicit_paddings', 'list(int)', []),
+         ('data_format', 'string', 'NHWC'), ('dilations', 'list(int)', [1, 1, 1, 1])),
+    ),
+    'DepthwiseConv2dNativeBackpropInput': (
+        (('input_sizes', 'int32'), ('filter', 'T'), ('out_backprop', 'T')),
+        (('output', 'T'),),
+        (('T', 'type'), ('strides', 'list(int)'), ('padding', 'string'), ('explicit_paddings', 'list(int)', []),
+         ('data_format', 'string', 'NHWC'), ('dilations', 'list(int)', [1, 1, 1, 1])),
+    ),
     'DeserializeSparse': (
         (('serialized_sparse', 'Tserialized'),),
         (('sparse_indices', 'int64'), ('sparse_values', 'dtype'), ('sparse_shape', 'int64')),
@@ -284,6 +302,11 @@ OP_DEFS = {
     ),
     'DiagPart': ((('input', 'T'),), (('diagonal', 'T'),), (('T', 'type'),)),
     'DivNoNan': ((('x', 'T'), ('y', 'T')), (('z', 'T'),), (('T', 'type'),)),
+    'EagerPyFunc': (
+        (('input', '[Tin]'),),
+        (('output', '[Tout]'),),
+        (('token', 'string'), ('is_async', 'bool', False), ('Tin', 'list(type)'), ('Tout', 'list(type)')),
+    ),
     'Elu': ((('features', 'T'),), (('activations', 'T'),), (('T', 'type'),)),
     'EluGrad': ((('gradients', 'T'), ('outputs', 'T')), (('backprops', 'T'),), (('T', 'type'),)),
     'EncodeJpeg': (
@@ -350,6 +373,17 @@ OP_DEFS = {
          ('reserve_space_3', 'U')),
         (('T', 'type'), ('U', 'type'), ('epsilon', 'float', 0.0001), ('exponential_avg_factor', 'float', 1.0),
          ('data_format', 'string', 'NHWC'), ('is_training', 'bool', True)),
+    ),
+    'GRUBlockCell': (
+        (('x', 'T'), ('h_prev', 'T'), ('w_ru', 'T'), ('w_c', 'T'), ('b_ru', 'T'), ('b_c', 'T')),
+        (('r', 'T'), ('u', 'T'), ('c', 'T'), ('h', 'T')),
+        (('T', 'type'),),
+    ),
+    'GRUBlockCellGrad': (
+        (('x', 'T'), ('h_prev', 'T'), ('w_ru', 'T'), ('w_c', 'T'), ('b_ru', 'T'), ('b_c', 'T'), ('r', 'T'),
+         ('u', 'T'), ('c', 'T'), ('d_h', 'T')),
+        (('d_x', 'T'), ('d_h_prev', 'T'), ('d_c_bar', 'T'), ('d_r_bar_u_bar', 'T')),
+        (('T', 'type'),),
     ),
     'GatherNd': (
         (('params', 'Tparams'), ('indices', 'Tindices')),
@@ -438,6 +472,19 @@ OP_DEFS = {
          ('output_shapes', 'list(shape)')),
     ),
     'L2Loss': ((('t', 'T'),), (('output', 'T'),), (('T', 'type'),)),
+    'LSTMBlockCell': (
+        (('x', 'T'), ('cs_prev', 'T'), ('h_prev', 'T'), ('w', 'T'), ('wci', 'T'), ('wcf', 'T'), ('wco', 'T'),
+         ('b', 'T')),
+        (('i', 'T'), ('cs', 'T'), ('f', 'T'), ('o', 'T'), ('ci', 'T'), ('co', 'T'), ('h', 'T')),
+        (('forget_bias', 'float', 1.0), ('cell_clip', 'float', 3.0), ('use_peephole', 'bool', False), ('T', 'type')),
+    ),
+    'LSTMBlockCellGrad': (
+        (('x', 'T'), ('cs_prev', 'T'), ('h_prev', 'T'), ('w', 'T'), ('wci', 'T'), ('wcf', 'T'), ('wco', 'T'),
+         ('b', 'T'), ('i', 'T'), ('cs', 'T'), ('f', 'T'), ('o', 'T'), ('ci', 'T'), ('co', 'T'), ('cs_grad', 'T'),
+         ('h_grad', 'T')),
+        (('cs_prev_grad', 'T'), ('dicfo', 'T'), ('wci_grad', 'T'), ('wcf_grad', 'T'), ('wco_grad', 'T')),
+        (('use_peephole', 'bool'), ('T', 'type')),
+    ),
     'LeakyRelu': ((('features', 'T'),), (('activations', 'T'),), (('alpha', 'float', 0.2), ('T', 'type', 'float32'))),
     'LeakyReluGrad': (
         (('gradients', 'T'), ('features', 'T')),
@@ -663,6 +710,16 @@ OP_DEFS = {
         (('input', 'T'), ('reduction_indices', 'Tidx')),
         (('output', 'T'),),
         (('keep_dims', 'bool', False), ('T', 'type'), ('Tidx', 'type', 'int32')),
+    ),
+    'PyFunc': (
+        (('input', '[Tin]'),),
+        (('output', '[Tout]'),),
+        (('token', 'string'), ('Tin', 'list(type)'), ('Tout', 'list(type)')),
+    ),
+    'PyFuncStateless': (
+        (('input', '[Tin]'),),
+        (('output', '[Tout]'),),
+        (('token', 'string'), ('Tin', 'list(type)'), ('Tout', 'list(type)')),
     ),
     'Qr': ((('input', 'T'),), (('q', 'T'), ('r', 'T')), (('full_matrices', 'bool', False), ('T', 'type'))),
     'QueueCloseV2': ((('handle', 'resource'),), (), (('cancel_pending_enqueues', 'bool', False),)),
@@ -1002,6 +1059,26 @@ OP_DEFS = {
         (('output', '[Tout]'),),
         (('Tin', 'list(type)'), ('Tout', 'list(type)'), ('f', 'func'), ('config', 'string', ''),
          ('config_proto', 'string', ''), ('executor_type', 'string', '')),
+    ),
+    'StatelessRandomGetKeyCounter': (
+        (('seed', 'Tseed'),),
+        (('key', 'uint64'), ('counter', 'uint64')),
+        (('Tseed', 'type', 'int64'),),
+    ),
+    'StatelessRandomNormalV2': (
+        (('shape', 'Tshape'), ('key', 'uint64'), ('counter', 'uint64'), ('alg', 'int32')),
+        (('output', 'dtype'),),
+        (('dtype', 'type', 'float32'), ('Tshape', 'type', 'int32')),
+    ),
+    'StatelessRandomUniformV2': (
+        (('shape', 'Tshape'), ('key', 'uint64'), ('counter', 'uint64'), ('alg', 'int32')),
+        (('output', 'dtype'),),
+        (('dtype', 'type', 'float32'), ('Tshape', 'type', 'int32')),
+    ),
+    'StatelessTruncatedNormalV2': (
+        (('shape', 'Tshape'), ('key', 'uint64'), ('counter', 'uint64'), ('alg', 'int32')),
+        (('output', 'dtype'),),
+        (('dtype', 'type', 'float32'), ('Tshape', 'type', 'int32')),
     ),
     'StaticRegexFullMatch': ((('input', 'string'),), (('output', 'bool'),), (('pattern', 'string'),)),
     'StaticRegexReplace': (

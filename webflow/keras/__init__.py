@@ -6,13 +6,17 @@ from webflow.keras import (
     activations,
     backend,
     callbacks,
+    constraints,
     datasets,
     initializers,
     layers,
     losses,
     metrics,
+    mixed_precision,
     models,
     optimizers,
+    regularizers,
+    tfjs_export,
     utils,
 )
 from webflow.keras.input_layer import Input
@@ -20,4 +24,6 @@ from webflow.keras.model import Model
 from webflow.keras.sequential import Sequential
 
 __all__ = ["activations", "backend", "callbacks", "initializers", "layers", "losses", "metrics", "models",
-           "optimizers", "datasets", "utils", "Input", "Model", "Sequential"]
+           "optimizers", "regularizers", "constraints",
+           "datasets", "utils", "Input", "Model", "Sequential", "mixed_precision",
+           "tfjs_export"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import struct
 from collections.abc import Iterator
 from typing import Any
 
@@ -54,6 +55,11 @@ def floatx() -> str:
     return FLOATX
 
 
+def cast_to_floatx(value: float) -> float:
+    """A Python number rounded to float32 (floatx), as tf_keras keeps layer and regularizer factors."""
+    return struct.unpack("f", struct.pack("f", float(value)))[0]
+
+
 def epsilon() -> float:
     return EPSILON
 
@@ -94,3 +100,13 @@ def layer_name_scope(name: str | None) -> Iterator[None]:
 
 def int_shape(x: Any) -> tuple:
     return tuple(x.shape.as_list()) if hasattr(x.shape, "as_list") else tuple(x.shape)
+
+
+def get_value(x: Any) -> Any:
+    """The value of a variable or tensor as NumPy (`keras.backend.get_value(optimizer.lr)`)."""
+    return x.numpy() if hasattr(x, "numpy") else x
+
+
+def set_value(x: Any, value: Any) -> None:
+    """Assigns `value` to the variable `x` (`keras.backend.set_value(optimizer.lr, 0.01)`)."""
+    x.assign(value)

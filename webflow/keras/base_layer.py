@@ -13,8 +13,17 @@ from typing import Any
 
 from webflow.framework import dtypes
 from webflow.framework.tensor_shape import TensorShape
-from webflow.keras import backend, initializers, keras_tensor
-from webflow.ops.resource_variable_ops import ResourceVariable
+from webflow.keras import (
+    backend,
+    constraints,
+    initializers,
+    keras_tensor,
+    layer_losses,
+    masks,
+    mixed_precision,
+    output_shapes,
+    regularizers,
+)
 from webflow.train.module import Module
 from webflow.train.trackable import is_variable
 
@@ -33,19 +42,24 @@ class Layer(Module):
         input_shape = kwargs.pop("input_shape", None)
         batch_input_shape = kwargs.pop("batch_input_shape", None)
         input_dim = kwargs.pop("input_dim", None)
+        activity_regularizer = regularizers.get(kwargs.pop("activity_regularizer", None))
         if input_dim is not None and input_shape is None:
             input_shape = (input_dim,)
         if kwargs:
             raise TypeError(f"Keyword argument not understood: {sorted(kwargs)[0]!r}")
         name = name or backend.unique_object_name(backend.to_snake_case(type(self).__name__))
         super().__init__(name=name)
-        for key, value in (("trainable", trainable), ("built", False), ("_dtype", dtypes.as_dtype(dtype or "float32")),
+        policy = mixed_precision.policy_of(dtype)   # the global policy when dtype is None
+        for key, value in (("trainable", trainable), ("built", False), ("_dtype_policy", policy),
                            ("_own_trainable", []), ("_own_non_trainable", []), ("_inbound_nodes", []),
                            ("_build_input_shape", None), ("_call_takes_training", None)):
             object.__setattr__(self, key, value)
         if batch_input_shape is None and input_shape is not None:
             batch_input_shape = (None, *tuple(input_shape))
         object.__setattr__(self, "_batch_input_shape", tuple(batch_input_shape) if batch_input_shape else None)
+        object.__setattr__(self, "activity_regularizer", activity_regularizer)
+        object.__setattr__(self, "_dtype", dtypes.as_dtype(self._dtype_policy.variable_dtype))
+        layer_losses.init(self)   # add_loss / losses (layer_losses.py)
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
@@ -58,6 +72,11 @@ class Layer(Module):
     def dtype(self) -> str:
         return self._dtype.name
 
+    # mixed precision (mixed_precision.py): weights in variable_dtype, inputs cast to and math in compute_dtype
+    dtype_policy = property(lambda self: self._dtype_policy)
+    compute_dtype = property(lambda self: self._dtype_policy.compute_dtype)
+    variable_dtype = property(lambda self: self._dtype_policy.variable_dtype)
+
     def add_weight(self, name: str | None = None, shape: Any = None, dtype: Any = None, initializer: Any = None,
                    regularizer: Any = None, trainable: bool | None = None, constraint: Any = None,
                    **kwargs: Any) -> Any:
@@ -66,8 +85,11 @@ class Layer(Module):
         trainable = True if trainable is None else trainable
         init = initializers.get(initializer or ("glorot_uniform" if dtype.is_floating else "zeros"))
         dims = list(TensorShape(shape or ()).as_list())
-        variable = ResourceVariable(init(dims, dtype=dtype), trainable=trainable, name=backend.scoped_name(name),
-                                    dtype=dtype)
+        make = mixed_precision.variable_class(self._dtype_policy, dtype)   # AutoCastVariable when mixed
+        variable = make(init(dims, dtype=dtype), trainable=trainable, name=backend.scoped_name(name),
+                                    dtype=dtype, constraint=constraints.get(constraint))
+        if regularizer is not None:   # a callable loss: re-read on every `losses` (layer_losses.py)
+            self.add_loss(layer_losses.weight_regularization(variable, regularizers.get(regularizer)))
         (self._own_trainable if trainable else self._own_non_trainable).append(variable)
         self._track(name, variable)
         return variable
@@ -139,7 +161,7 @@ class Layer(Module):
         return inputs
 
     def compute_output_shape(self, input_shape: Any) -> Any:
-        raise NotImplementedError(f"{type(self).__name__}.compute_output_shape")
+        return output_shapes.by_running(self, input_shape)   # tf_keras's default: run the layer, read the shape
 
     def _maybe_build(self, inputs: Any) -> None:
         if self.built:
@@ -167,12 +189,46 @@ class Layer(Module):
             training = backend.learning_phase()
         if self._takes_training():
             kwargs["training"] = training
-        with backend.learning_phase_scope(training), backend.layer_name_scope(self.name):
+        input_mask = kwargs["mask"] if "mask" in kwargs else masks.masks_of(inputs)   # tf_keras's implicit mask
+        if "mask" not in kwargs and input_mask is not None and self._takes_mask():
+            kwargs["mask"] = input_mask
+        math_dtype = mixed_precision.math_dtype(self)   # the compute dtype (float32 for BatchNormalization's math)
+        inputs = mixed_precision.cast_floats(inputs, math_dtype)   # floating inputs -> that dtype
+        with backend.learning_phase_scope(training), backend.layer_name_scope(self.name), \
+                layer_losses.call_context(self), mixed_precision.autocast_scope(math_dtype):
             self._maybe_build(inputs)
-            return self.call(inputs, *args, **kwargs)
+            outputs = mixed_precision.cast_floats(self.call(inputs, *args, **kwargs), self.compute_dtype, math_dtype)
+            layer_losses.add_activity_regularization(self, outputs)
+        if self._supports_masking():
+            masks.attach(outputs, self.compute_mask(inputs, input_mask))
+        return outputs
+
+    # --- losses (layer_losses.py): add_loss in call or with a callable; weight and activity regularizers ---
+
+    def add_loss(self, losses: Any, **kwargs: Any) -> None:
+        layer_losses.add_loss(self, losses)
+
+    @property
+    def losses(self) -> list:
+        return layer_losses.collect(self)
+
+    # --- masks (masks.py): `supports_masking` layers pass their input's mask on; others drop it ---
+
+    supports_masking = False
+
+    def _supports_masking(self) -> bool:
+        return self.supports_masking or type(self).compute_mask is not Layer.compute_mask
+
+    def _takes_mask(self) -> bool:
+        return "mask" in inspect.signature(self.call).parameters
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """The mask of the output: the input's for a layer that supports masking, else None."""
+        return mask if self.supports_masking else None
 
     def get_config(self) -> dict:
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": mixed_precision.serialize(self._dtype_policy)}   # a dtype name, or a mixed policy's dict
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
         return config

@@ -6,28 +6,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-
-class Callback:
-    def __init__(self) -> None:
-        self.model: Any = None
-        self.params: dict = {}
-
-    def set_model(self, model: Any) -> None:
-        self.model = model
-
-    def set_params(self, params: dict) -> None:
-        self.params = params
-
-    def on_train_begin(self, logs: dict | None = None) -> None: ...
-    def on_train_end(self, logs: dict | None = None) -> None: ...
-    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None: ...
-    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None: ...
-    def on_train_batch_begin(self, batch: int, logs: dict | None = None) -> None: ...
-    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None: ...
-    def on_test_begin(self, logs: dict | None = None) -> None: ...
-    def on_test_end(self, logs: dict | None = None) -> None: ...
-    def on_predict_begin(self, logs: dict | None = None) -> None: ...
-    def on_predict_end(self, logs: dict | None = None) -> None: ...
+from webflow.keras.callback_base import Callback
+from webflow.keras.callbacks_more import (  # noqa: F401  (keras.callbacks.<name>)
+    CSVLogger,
+    LearningRateScheduler,
+    ReduceLROnPlateau,
+    TensorBoard,
+    TerminateOnNaN,
+)
 
 
 class History(Callback):
@@ -82,7 +68,7 @@ class EarlyStopping(Callback):
         if current is None or epoch < self.start_from_epoch:
             return
         if self.restore_best_weights and self.best_weights is None:
-            self.best_weights = self.model.get_weights()
+            self.best_weights, self.best_epoch = self.model.get_weights(), epoch
         self.wait += 1
         if self.monitor_op(current - self.min_delta, self.best):
             self.best, self.best_epoch = current, epoch
@@ -94,14 +80,15 @@ class EarlyStopping(Callback):
         if self.wait >= self.patience and epoch > 0:
             self.stopped_epoch = epoch
             self.model.stop_training = True
-            if self.restore_best_weights and self.best_weights is not None:
-                if self.verbose > 0:
-                    print("Restoring model weights from the end of the best epoch: " f"{self.best_epoch + 1}.")
-                self.model.set_weights(self.best_weights)
 
     def on_train_end(self, logs: dict | None = None) -> None:
+        # tf_keras restores the best weights here, whether or not training stopped early
         if self.stopped_epoch > 0 and self.verbose > 0:
             print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+        if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose > 0:
+                print(f"Restoring model weights from the end of the best epoch: {self.best_epoch + 1}.")
+            self.model.set_weights(self.best_weights)
 
 
 class ModelCheckpoint(Callback):
@@ -150,3 +137,7 @@ class CallbackList:
             for callback in self.callbacks:
                 getattr(callback, hook)(*args)
         return run
+
+
+__all__ = ["Callback", "CallbackList", "CSVLogger", "EarlyStopping", "History", "LambdaCallback",
+           "LearningRateScheduler", "ModelCheckpoint", "ReduceLROnPlateau", "TensorBoard", "TerminateOnNaN"]

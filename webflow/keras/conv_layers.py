@@ -6,6 +6,7 @@ from typing import Any
 
 from webflow.keras import activations, initializers
 from webflow.keras.base_layer import Layer
+from webflow.keras.weight_options import set_weight_options
 from webflow.ops import conv_ops, pool_ops
 from webflow.ops.nn_ops import bias_add
 from webflow.ops.sum_mean_ops import reduce_mean
@@ -30,7 +31,8 @@ class Conv2D(Layer):
                  use_bias: bool = True, kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  kernel_regularizer: Any = None, bias_regularizer: Any = None, activity_regularizer: Any = None,
                  kernel_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any):
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        set_weight_options(self, kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint)
         for key, value in (("filters", int(filters)), ("kernel_size", _pair(kernel_size)),
                            ("strides", _pair(strides)), ("padding", _padding(padding)),
                            ("dilation_rate", _pair(dilation_rate)), ("activation", activations.get(activation)),
@@ -42,9 +44,11 @@ class Conv2D(Layer):
         channels = int(input_shape[-1])
         object.__setattr__(self, "_expected_last_dim", channels)
         self.kernel = self.add_weight("kernel", [*self.kernel_size, channels, self.filters],
-                                      initializer=self.kernel_initializer)
-        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer) if self.use_bias \
-            else None
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
+            if self.use_bias else None
         self.built = True
 
     def call(self, inputs: Any) -> Any:

@@ -7,6 +7,7 @@ from typing import Any
 
 from webflow.keras import activations, backend, initializers
 from webflow.keras.base_layer import Layer
+from webflow.keras.weight_options import set_weight_options
 from webflow.nn.dropout_ops import dropout_v2
 from webflow.ops.nn_ops import bias_add
 
@@ -14,12 +15,15 @@ from webflow.ops.nn_ops import bias_add
 class Dense(Layer):
     """`activation(inputs @ kernel + bias)`; kernel [input dim, units] glorot_uniform, bias [units] zeros."""
 
+    supports_masking = True   # passes its input's mask on (keras masks)
+
     def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
                  kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  kernel_regularizer: Any = None, bias_regularizer: Any = None, activity_regularizer: Any = None,
                  kernel_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any):
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         object.__setattr__(self, "units", int(units))
+        set_weight_options(self, kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint)
         object.__setattr__(self, "activation", activations.get(activation))
         object.__setattr__(self, "use_bias", use_bias)
         object.__setattr__(self, "kernel_initializer", initializers.get(kernel_initializer))
@@ -31,9 +35,11 @@ class Dense(Layer):
             raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
                              f"Full input shape received: {tuple(input_shape.as_list())}")
         object.__setattr__(self, "_expected_last_dim", int(last))
-        self.kernel = self.add_weight("kernel", [int(last), self.units], initializer=self.kernel_initializer)
-        self.bias = self.add_weight("bias", [self.units], initializer=self.bias_initializer) if self.use_bias \
-            else None
+        self.kernel = self.add_weight("kernel", [int(last), self.units], initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
+        self.bias = self.add_weight("bias", [self.units], initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
+            if self.use_bias else None
         self.built = True
 
     def call(self, inputs: Any) -> Any:
@@ -57,6 +63,8 @@ class Dense(Layer):
 
 
 class Activation(Layer):
+    supports_masking = True   # passes its input's mask on (keras masks)
+
     def __init__(self, activation: Any, **kwargs: Any):
         super().__init__(**kwargs)
         object.__setattr__(self, "activation", activations.get(activation))
@@ -67,6 +75,8 @@ class Activation(Layer):
 
 class Dropout(Layer):
     """Zeroes a fraction `rate` of the inputs and scales the rest by 1 / (1 - rate), in training only."""
+
+    supports_masking = True   # passes its input's mask on (keras masks)
 
     def __init__(self, rate: float, noise_shape: Any = None, seed: int | None = None, **kwargs: Any):
         super().__init__(**kwargs)

@@ -1,78 +1,78 @@
-"""`keras.initializers`: the initializer classes of ops/init_ops.py under tf_keras's names, and `get(identifier)`.
+"""`keras.initializers` (= `tf.initializers` in TF2): tf_keras's initializer classes (initializer_classes.py)
+under their class names and snake-case aliases, and `get` / `serialize` / `deserialize`.
 
-Not exact: with a seed tf_keras draws from stateless random ops, webflow from its stateful ones (other numbers);
-without a seed both are random, so tests give both libraries the same weights with `set_weights`.
-"""
+Seeded initializers give tf_keras's exact values (the stateless random ops with seed [seed, 0])."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from webflow.ops import init_ops
-from webflow.ops.init_ops import (  # noqa: F401
+from webflow.keras.initializer_classes import (
     Constant,
     GlorotNormal,
     GlorotUniform,
+    HeNormal,
+    HeUniform,
     Identity,
     Initializer,
+    LecunNormal,
+    LecunUniform,
     Ones,
     Orthogonal,
+    RandomNormal,
+    RandomUniform,
     TruncatedNormal,
     VarianceScaling,
     Zeros,
 )
 
-
-def HeNormal(seed: int | None = None) -> Any:  # noqa: N802 - tf_keras's class name
-    return init_ops.he_normal(seed)
-
-
-def HeUniform(seed: int | None = None) -> Any:  # noqa: N802
-    return init_ops.he_uniform(seed)
-
-
-def LecunNormal(seed: int | None = None) -> Any:  # noqa: N802
-    return init_ops.lecun_normal(seed)
-
-
-def LecunUniform(seed: int | None = None) -> Any:  # noqa: N802
-    return init_ops.lecun_uniform(seed)
-
-
-def _uniform(minval: float = -0.05, maxval: float = 0.05, seed: int | None = None) -> Any:
-    """tf_keras's RandomUniform (defaults -0.05, 0.05; `"uniform"` for Embedding)."""
-    return init_ops.RandomUniform(minval, maxval, seed=seed)
-
-
-def _normal(mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> Any:
-    """tf_keras's RandomNormal (standard deviation 0.05 by default)."""
-    return init_ops.RandomNormal(mean, stddev, seed=seed)
-
-
-RandomUniform, RandomNormal = _uniform, _normal  # noqa: F811 - tf_keras's defaults, not TF1's
-
-_BY_NAME = {
-    "zeros": Zeros, "ones": Ones, "constant": Constant, "glorot_uniform": GlorotUniform,
-    "glorot_normal": GlorotNormal, "random_normal": RandomNormal, "random_uniform": RandomUniform,
-    "uniform": RandomUniform, "normal": RandomNormal,
-    "truncated_normal": TruncatedNormal, "orthogonal": Orthogonal, "identity": Identity,
-    "he_normal": HeNormal, "he_uniform": HeUniform, "lecun_normal": LecunNormal, "lecun_uniform": LecunUniform,
-    "variance_scaling": VarianceScaling,
+_CLASSES = (Zeros, Ones, Constant, RandomUniform, RandomNormal, TruncatedNormal, VarianceScaling, GlorotUniform,
+            GlorotNormal, LecunNormal, LecunUniform, HeNormal, HeUniform, Orthogonal, Identity)
+_ALIASES = {
+    "zeros": Zeros, "ones": Ones, "constant": Constant, "uniform": RandomUniform, "normal": RandomNormal,
+    "random_uniform": RandomUniform, "random_normal": RandomNormal, "truncated_normal": TruncatedNormal,
+    "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
+    "lecun_normal": LecunNormal, "lecun_uniform": LecunUniform, "he_normal": HeNormal, "he_uniform": HeUniform,
+    "orthogonal": Orthogonal, "identity": Identity,
 }
+_BY_NAME = {**{cls.__name__: cls for cls in _CLASSES}, **_ALIASES}
+
+
+def serialize(initializer: Any) -> dict:
+    return {"module": "keras.initializers", "class_name": type(initializer).__name__,
+            "config": initializer.get_config(), "registered_name": None}
+
+
+def deserialize(config: dict, custom_objects: Any = None) -> Any:
+    classes = {**_BY_NAME, **(custom_objects or {})}
+    name = config["class_name"]
+    if name not in classes:
+        raise ValueError(f"Unknown initializer: '{name}'. Please ensure you are using a `keras.utils."
+                         "custom_object_scope` and that this object is included in the scope.")
+    return classes[name].from_config(config.get("config", {}))
 
 
 def get(identifier: Any) -> Any:
-    """An initializer from a name (`"glorot_uniform"`, `"GlorotUniform"`), an instance or a callable."""
-    if identifier is None or callable(identifier) and not isinstance(identifier, type):
-        return identifier
+    """An initializer from a name (`"glorot_uniform"`, `"GlorotUniform"`), a config dict, an instance, a class
+    or a callable."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str):
+        if identifier not in _BY_NAME:
+            raise ValueError(f"Could not interpret initializer identifier: {identifier}")
+        return _BY_NAME[identifier]()
     if isinstance(identifier, type):
         return identifier()
-    key = str(identifier)
-    for name, factory in _BY_NAME.items():
-        if key in (name, name.title().replace("_", ""), getattr(factory, "__name__", "")):
-            return factory()
+    if callable(identifier):
+        return identifier
     raise ValueError(f"Could not interpret initializer identifier: {identifier}")
 
 
-zeros, ones, glorot_uniform, glorot_normal = Zeros, Ones, GlorotUniform, GlorotNormal
-he_normal, he_uniform = HeNormal, HeUniform
+zeros, ones, constant, identity, orthogonal = Zeros, Ones, Constant, Identity, Orthogonal
+glorot_uniform, glorot_normal, he_normal, he_uniform = GlorotUniform, GlorotNormal, HeNormal, HeUniform
+lecun_normal, lecun_uniform, variance_scaling = LecunNormal, LecunUniform, VarianceScaling
+random_uniform, random_normal, truncated_normal = RandomUniform, RandomNormal, TruncatedNormal
+
+__all__ = [cls.__name__ for cls in _CLASSES] + ["Initializer", "get", "serialize", "deserialize"]

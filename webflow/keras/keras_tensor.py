@@ -71,9 +71,27 @@ def any_symbolic(inputs: Any) -> bool:
     return any(isinstance(leaf, KerasTensor) for leaf in flatten(inputs))
 
 
-def _concrete_zeros(tensor: KerasTensor) -> Any:
-    dims = [1 if dim is None else dim for dim in tensor.shape.as_list()]
+def _concrete_zeros(tensor: KerasTensor, unknown: int = 1) -> Any:
+    dims = [unknown if dim is None else dim for dim in tensor.shape.as_list()]
     return backend.zeros(dims, dtype=tensor.dtype)
+
+
+def _varying_dims(layer: Any, inputs: Any, args: tuple, call_kwargs: dict, concrete: Any) -> list:
+    """Per output, the axes that follow an unknown non-batch input dim (a None time axis stays None): found by
+    running the layer again with those dims 2 instead of 1."""
+    if not any(None in leaf.shape.as_list()[1:] for leaf in flatten(inputs) if isinstance(leaf, KerasTensor)):
+        return [set() for _ in flatten(concrete)]
+    other = layer._call_eagerly(map_structure(lambda t: _concrete_zeros(t, 2), inputs), *args, training=False,
+                                **call_kwargs)
+    return [{axis for axis, (a, b) in enumerate(zip(one.shape.as_list(), two.shape.as_list())) if a != b}
+            for one, two in zip(_in_order(concrete), _in_order(other))]
+
+
+def _in_order(structure: Any) -> list:
+    """The leaves in map_structure's order."""
+    found: list = []
+    map_structure(found.append, structure)
+    return found
 
 
 def call_symbolically(layer: Any, inputs: Any, args: tuple, kwargs: dict) -> Any:
@@ -82,13 +100,15 @@ def call_symbolically(layer: Any, inputs: Any, args: tuple, kwargs: dict) -> Any
     node = Node(layer, inputs, args, kwargs)
     call_kwargs = {key: value for key, value in kwargs.items() if key != "training"}
     concrete = layer._call_eagerly(map_structure(_concrete_zeros, inputs), *args, training=False, **call_kwargs)
+    varying = _varying_dims(layer, inputs, args, call_kwargs, concrete)
     counter = itertools.count()
 
     def symbolic(value: Any) -> KerasTensor:
         dims = value.shape.as_list()
+        index = next(counter)
+        dims = [None if axis in varying[index] else dim for axis, dim in enumerate(dims)]
         if dims:
             dims[0] = None
-        index = next(counter)
         return KerasTensor(dims, value.dtype, f"{layer.name}/{index}", node, index)
 
     node.outputs = map_structure(symbolic, concrete)

@@ -1,5 +1,6 @@
 """`keras.layers`: the layer classes (each defined in its family module)."""
 
+from webflow.keras import layers_more
 from webflow.keras.base_layer import Layer
 from webflow.keras.conv_layers import (
     AveragePooling2D,
@@ -12,7 +13,12 @@ from webflow.keras.conv_layers import (
 )
 from webflow.keras.core_layers import Activation, Add, Dense, Dropout, Flatten, Reshape
 from webflow.keras.input_layer import Input, InputLayer
+from webflow.keras.layers_more import *  # noqa: F403  (more layers: layers_more.py)
+from webflow.keras.masking import Masking
 from webflow.keras.normalization import BatchNormalization, Embedding
+from webflow.keras.recurrent import GRU, LSTM, RNN, SimpleRNN
+from webflow.keras.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells
+from webflow.keras.wrappers import Bidirectional, TimeDistributed
 
 
 def add(inputs: list, **kwargs: object) -> object:
@@ -22,4 +28,7 @@ def add(inputs: list, **kwargs: object) -> object:
 
 __all__ = ["Layer", "Input", "InputLayer", "Dense", "Activation", "Dropout", "Flatten", "Reshape", "Add", "add",
            "Conv2D", "MaxPooling2D", "MaxPool2D", "AveragePooling2D", "AvgPool2D", "GlobalAveragePooling2D",
-           "GlobalAvgPool2D", "BatchNormalization", "Embedding"]
+           "GlobalAvgPool2D", "BatchNormalization", "Embedding",
+           "Masking", "RNN", "SimpleRNN", "LSTM", "GRU", "SimpleRNNCell", "LSTMCell", "GRUCell", "StackedRNNCells",
+           "Bidirectional", "TimeDistributed"]
+__all__ += layers_more.__all__  # noqa: F405

@@ -29,6 +29,11 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
     _check_sparse_labels(y_true, y_pred)
     logits = y_pred if from_logits else unary_math_ops.log(_clipped(y_pred))
     labels = cast(reshape(y_true, [-1]), dtypes.int64)
+    dims = logits.shape.as_list()
+    if len(dims) > 2:   # [batch, time, classes] (sequence outputs): one loss per (example, timestep), as tf_keras
+        flat = nn_cross_entropy.sparse_softmax_cross_entropy_with_logits(labels=labels,
+                                                                         logits=reshape(logits, [-1, dims[-1]]))
+        return reshape(flat, backend.shape(logits)[:-1])
     return nn_cross_entropy.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from webflow.keras import backend
 from webflow.keras.base_layer import Layer, unique
+from webflow.keras.graph_order import layers_in_keras_order
 from webflow.keras.input_layer import InputLayer
 from webflow.keras.keras_tensor import KerasTensor, flatten, map_structure
 from webflow.keras.training import TrainingMixin
@@ -36,10 +37,7 @@ class Model(TrainingMixin, Layer):
         object.__setattr__(self, "_input_structure", inputs)
         object.__setattr__(self, "_output_structure", outputs)
         object.__setattr__(self, "_nodes", _nodes_between(self.inputs, self.outputs))
-        layers = []
-        for node in self._nodes:
-            if node.layer not in layers:
-                layers.append(node.layer)
+        layers = layers_in_keras_order(self.inputs, self.outputs)
         if self._tracks_graph_layers:
             for index, layer in enumerate(layers):
                 self._track(f"layer-{index}", layer)

@@ -20,6 +20,8 @@ from webflow.ops.math_ops import cast
 
 
 class BatchNormalization(Layer):
+    supports_masking = True   # passes its input's mask on (keras masks)
+
     def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 0.001, center: bool = True,
                  scale: bool = True, beta_initializer: Any = "zeros", gamma_initializer: Any = "ones",
                  moving_mean_initializer: Any = "zeros", moving_variance_initializer: Any = "ones",
@@ -32,6 +34,8 @@ class BatchNormalization(Layer):
         object.__setattr__(self, "_inits", [initializers.get(i) for i in (gamma_initializer, beta_initializer,
                                                                           moving_mean_initializer,
                                                                           moving_variance_initializer)])
+
+    _float32_math = True   # mixed precision: statistics in float32, as tf_keras (base_layer casts in and out)
 
     def build(self, input_shape: Any) -> None:
         channels = [int(input_shape[self.axis])]
@@ -80,6 +84,13 @@ class Embedding(Layer):
     def build(self, input_shape: Any) -> None:
         self.embeddings = self.add_weight("embeddings", [self.input_dim, self.output_dim], initializer=self._init)
         self.built = True
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """With `mask_zero`, id 0 is padding: the mask is `inputs != 0` (masks.py carries it on)."""
+        if not self.mask_zero:
+            return None
+        from webflow.ops.logic_ops import not_equal
+        return not_equal(inputs, 0)
 
     def call(self, inputs: Any) -> Any:
         if inputs.dtype not in (dtypes.int32, dtypes.int64):

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.autodiff.tape import GradientTape
-from webflow.framework import dtypes
-from webflow.keras import backend, schedules
+from webflow.framework import context, dtypes
+from webflow.keras import backend, optimizer_options, optimizers_more, schedules
 from webflow.keras.schedules import LearningRateSchedule
 from webflow.ops import unary_math_ops
 from webflow.ops.resource_variable_ops import ResourceVariable
@@ -27,24 +27,47 @@ class Optimizer:
                  clipvalue: Any = None, **kwargs: Any):
         self.name = name
         self._schedule = learning_rate if isinstance(learning_rate, LearningRateSchedule) else None
-        self._learning_rate = None if self._schedule else float(learning_rate)
+        # A float32 variable, as in tf_keras: callbacks (ReduceLROnPlateau ...) assign it between epochs and a
+        # traced train step reads it at run time instead of freezing a Python number into its graph.
+        self._lr_variable = None if self._schedule else ResourceVariable(
+            float(learning_rate), dtype=dtypes.float32, trainable=False, name="learning_rate")
         self.iterations = ResourceVariable(0, dtype=dtypes.int64, trainable=False, name="iteration")
         self._slots: dict[tuple, Any] = {}
+        optimizer_options.read_options(self, clipnorm, clipvalue, kwargs)   # weight_decay, global_clipnorm ...
 
     @property
     def learning_rate(self) -> Any:
-        return self._schedule if self._schedule is not None else self._learning_rate
+        return self._schedule if self._schedule is not None else self._lr_variable
 
     @learning_rate.setter
     def learning_rate(self, value: Any) -> None:
-        self._learning_rate = float(value)
+        value = float(value.numpy() if hasattr(value, "numpy") else value)
+        if self._lr_variable is None:   # a schedule replaced by a number
+            self._schedule = None
+            self._lr_variable = ResourceVariable(value, dtype=dtypes.float32, trainable=False, name="learning_rate")
+        else:
+            self._lr_variable.assign(value)
 
     lr = learning_rate
+
+    @property
+    def _learning_rate(self) -> Any:
+        """The learning rate as a Python number (float32-rounded), None with a schedule."""
+        return None if self._lr_variable is None else float(self._lr_variable.numpy())
 
     def _current_lr(self) -> float:
         if self._schedule is not None:
             return float(self._schedule(self.iterations).numpy())
         return self._learning_rate
+
+    def _lr_and_step(self) -> tuple:
+        """(learning rate, this update's step number): Python numbers eagerly; tensors read live on every call
+        inside a wf.function trace (a number read there would be frozen into the graph)."""
+        if context.executing_eagerly():
+            return self._current_lr(), int(self.iterations.numpy()) + 1
+        iterations = self.iterations.read_value()
+        lr = self._schedule(iterations) if self._schedule is not None else self._lr_variable.read_value()
+        return lr, iterations + 1
 
     def slot(self, variable: Any, name: str, initial: float = 0.0) -> Any:
         """The optimizer variable `name` of `variable` (made on first use, shaped like it)."""
@@ -61,10 +84,12 @@ class Optimizer:
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         if not pairs:
             raise ValueError("No gradients provided for any variable.")
-        lr = self._current_lr()
-        step = int(self.iterations.numpy()) + 1
+        lr, step = self._lr_and_step()
+        pairs = optimizer_options.prepare(self, pairs, lr)   # clipping, then decoupled weight decay
         for gradient, variable in pairs:
             self.update_step(backend.convert_to_tensor(gradient), variable, lr, step)
+            if getattr(variable, "constraint", None) is not None:   # keras.constraints: projected after the step
+                variable.assign(variable.constraint(variable))
         return self.iterations.assign_add(1)
 
     def minimize(self, loss: Any, var_list: Any, tape: Any = None) -> Any:
@@ -83,6 +108,16 @@ class Optimizer:
 
     def variables(self) -> list:
         return [self.iterations, *self._slots.values()]
+
+    def get_config(self) -> dict:
+        return optimizer_options.get_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Any = None) -> Any:
+        return optimizer_options.from_config(cls, config)
+
+    def exclude_from_weight_decay(self, var_list: Any = None, var_names: Any = None) -> None:
+        optimizer_options.exclude_from_weight_decay(self, var_list, var_names)
 
 
 class SGD(Optimizer):
@@ -125,13 +160,27 @@ class Adam(Optimizer):
 
 def _adam_alpha(lr: float, beta_1: float, beta_2: float, step: int) -> Any:
     """lr * sqrt(1 - beta_2^t) / (1 - beta_1^t) in float32, as tf_keras computes it (float64 differs by 1e-6)."""
+    if not isinstance(step, int):   # a traced step: the same float32 arithmetic as graph ops
+        return _adam_alpha_tensor(lr, beta_1, beta_2, step)
     from webflow.backends.arrays.numpy_arrays import np
     f32 = np.float32
     beta_1_power, beta_2_power = f32(beta_1) ** f32(step), f32(beta_2) ** f32(step)
     return f32(lr) * np.sqrt(f32(1) - beta_2_power) / (f32(1) - beta_1_power)
 
 
+def _adam_alpha_tensor(lr: Any, beta_1: float, beta_2: float, step: Any) -> Any:
+    from webflow.ops.binary_math_ops import pow as power
+    from webflow.ops.math_ops import cast
+    t = cast(step, dtypes.float32)
+    beta_1_power = power(backend.constant(beta_1, dtype=dtypes.float32), t)
+    beta_2_power = power(backend.constant(beta_2, dtype=dtypes.float32), t)
+    lr = cast(backend.convert_to_tensor(lr, dtype=dtypes.float32), dtypes.float32)
+    return lr * unary_math_ops.sqrt(1.0 - beta_2_power) / (1.0 - beta_1_power)
+
+
 class RMSprop(Optimizer):
+    _option_defaults = {"ema_overwrite_frequency": 100}   # tf_keras's RMSprop alone says 100
+
     def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-07, centered: bool = False, name: str = "RMSprop", **kwargs: Any):
         super().__init__(learning_rate, name, **kwargs)
@@ -170,8 +219,49 @@ schedules = schedules  # keras.optimizers.schedules
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}
 
+# The other optimizers: their rules (optimizers_more.py) on the classes above.
+
+class AdamW(optimizers_more.AdamWRule, Adam):
+    """Adam with decoupled weight decay (weight_decay=0.004)."""
+
+
+class Adadelta(optimizers_more.AdadeltaRule, Optimizer):
+    pass
+
+
+class Adamax(optimizers_more.AdamaxRule, Optimizer):
+    pass
+
+
+class Nadam(optimizers_more.NadamRule, Optimizer):
+    pass
+
+
+class Ftrl(optimizers_more.FtrlRule, Optimizer):
+    pass
+
+
+_BY_NAME.update({"adamw": AdamW, "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl})
+
+
+def serialize(optimizer: Optimizer) -> dict:
+    """{"module", "class_name", "config", "registered_name"} as tf_keras writes it."""
+    return {"module": "keras.optimizers", "class_name": type(optimizer).__name__,
+            "config": optimizer.get_config(), "registered_name": None}
+
+
+def deserialize(config: dict, custom_objects: Any = None) -> Optimizer:
+    classes = {cls.__name__.lower(): cls for cls in _BY_NAME.values()}
+    classes.update({key.lower(): value for key, value in (custom_objects or {}).items()})
+    name = config["class_name"].lower()
+    if name not in classes:
+        raise ValueError(f"Could not interpret optimizer identifier: {config}")
+    return classes[name].from_config(config["config"])
+
 
 def get(identifier: Any) -> Optimizer:
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str):
         if identifier.lower() not in _BY_NAME:
             raise ValueError(f"Could not interpret optimizer identifier: {identifier}")

@@ -15,6 +15,9 @@ from webflow.keras import callbacks as callbacks_module
 from webflow.keras import losses as losses_module
 from webflow.keras import metrics as metrics_module
 from webflow.keras import optimizers as optimizers_module
+from webflow.keras import step_functions
+from webflow.keras.compiled_containers import CompiledLoss, CompiledMetrics
+from webflow.keras.masks import get_mask, loss_weights
 from webflow.keras.progbar import Progbar
 
 
@@ -32,14 +35,31 @@ class TrainingMixin:
         object.__setattr__(self, "optimizer", optimizers_module.get(optimizer))
         object.__setattr__(self, "loss", losses_module.get(loss))
         loss_name = getattr(self.loss, "name", loss if isinstance(loss, str) else "")
-        object.__setattr__(self, "compiled_metrics", [metrics_module.get(m, loss_name) for m in metrics or []])
+        object.__setattr__(self, "compiled_metrics",
+                           CompiledMetrics(self, [metrics_module.get(m, loss_name) for m in metrics or []]))
+        object.__setattr__(self, "compiled_loss", CompiledLoss(self))
         object.__setattr__(self, "_loss_tracker", metrics_module.Mean("loss"))
+        object.__setattr__(self, "_run_eagerly", bool(run_eagerly))
+        for stale in ("_traced_train_step", "_traced_test_step", "_traced_predict_step", "_train_step_ran"):
+            self.__dict__.pop(stale, None)   # a new optimizer or loss: trace (and build slots) again
+
+    @property
+    def run_eagerly(self) -> bool:
+        return bool(getattr(self, "_run_eagerly", False))
+
+    @run_eagerly.setter
+    def run_eagerly(self, value: bool) -> None:
+        object.__setattr__(self, "_run_eagerly", bool(value))
 
     def _compute_loss(self, y: Any, y_pred: Any) -> Any:
         if self.loss is None:
             raise ValueError("No loss found. You may have forgotten to provide a `loss` argument in the "
                              "`compile()` method.")
-        value = self.loss(y, y_pred)
+        output_mask = get_mask(y_pred) if hasattr(self.loss, "reduction") else None
+        if output_mask is not None:   # tf_keras averages a masked output's loss over its real timesteps only
+            value = self.loss(y, y_pred, sample_weight=loss_weights(output_mask, y_pred.dtype))
+        else:
+            value = self.loss(y, y_pred)
         for extra in getattr(self, "losses", []) or []:
             value = value + extra
         return value
@@ -48,7 +68,19 @@ class TrainingMixin:
         for metric in [self._loss_tracker, *self.compiled_metrics]:
             metric.reset_state()
 
+    @property
+    def metrics(self) -> list:
+        """The "loss" tracker and the compiled metrics (tf_keras's `model.metrics` once compiled)."""
+        return [self._loss_tracker, *self.compiled_metrics] if self._loss_tracker is not None else []
+
+    @property
+    def metrics_names(self) -> list:
+        return [metric.name for metric in self.metrics]
+
     def _update_metrics(self, loss: Any, y: Any, y_pred: Any, batch_size: int) -> dict:
+        if getattr(self, "_deferred_metric_updates", None) is not None:   # inside a traced step: see step_functions
+            self._deferred_metric_updates.extend([("loss", loss), ("metrics", y_pred)])
+            return {}
         self._loss_tracker.update_state(loss, sample_weight=batch_size)
         for metric in self.compiled_metrics:
             metric.update_state(y, y_pred)
@@ -62,7 +94,7 @@ class TrainingMixin:
             y_pred = self(x, training=True)
             loss = self._compute_loss(y, y_pred)
         variables = self.trainable_weights
-        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        self.optimizer.minimize(loss, variables, tape=tape)   # as tf_keras: a LossScaleOptimizer scales the loss
         return self._update_metrics(loss, y, y_pred, _batch_size(x))
 
     def test_step(self, data: tuple) -> dict:
@@ -70,20 +102,24 @@ class TrainingMixin:
         y_pred = self(x, training=False)
         return self._update_metrics(self._compute_loss(y, y_pred), y, y_pred, _batch_size(x))
 
+    def predict_step(self, data: Any) -> Any:
+        x = data[0] if isinstance(data, tuple) else data
+        return self(x, training=False)
+
     def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, class_weight: Any = None,
                        reset_metrics: bool = True, return_dict: bool = False) -> Any:
         if reset_metrics:
             self._reset_metrics()
-        return _result(self.train_step((x, y)), return_dict)
+        return _result(step_functions.train_on(self, (x, y)), return_dict)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True,
                       return_dict: bool = False) -> Any:
         if reset_metrics:
             self._reset_metrics()
-        return _result(self.test_step((x, y)), return_dict)
+        return _result(step_functions.test_on(self, (x, y)), return_dict)
 
     def predict_on_batch(self, x: Any) -> Any:
-        return _to_numpy(self(x, training=False))
+        return _to_numpy(step_functions.predict_on(self, x))
 
     # --- loops ---
 
@@ -109,16 +145,18 @@ class TrainingMixin:
             logs: dict = {}
             for step, batch in enumerate(batches.epoch(), start=1):
                 run.on_train_batch_begin(step - 1)
-                logs = self.train_step(batch)
+                logs = step_functions.train_on(self, batch)
                 run.on_train_batch_end(step - 1, logs)
                 if verbose == 1 and step < batches.steps:
                     bar.update(step, list(logs.items()))
+                if self.stop_training:   # TerminateOnNaN: the epoch ends at this batch, as in tf_keras
+                    break
             logs = dict(logs)
             if validation_data is not None:
                 val = self.evaluate(*_unpack(validation_data), batch_size=batch_size, verbose=0, return_dict=True)
                 logs.update({f"val_{name}": value for name, value in val.items()})
+            run.on_epoch_end(epoch, logs)   # before the bar, as tf_keras's ProgbarLogger comes last: it shows `lr`
             bar.update(batches.steps, list(logs.items()), finalize=True)
-            run.on_epoch_end(epoch, logs)
             if self.stop_training:
                 break
         run.on_train_end()
@@ -133,7 +171,7 @@ class TrainingMixin:
         bar = Progbar(batches.steps, verbose=verbose)
         logs: dict = {}
         for step, batch in enumerate(batches.epoch(), start=1):
-            logs = self.test_step(batch)
+            logs = step_functions.test_on(self, batch)
             bar.update(step, list(logs.items()))
         return _result(logs, return_dict)
 
@@ -145,7 +183,7 @@ class TrainingMixin:
         bar = Progbar(batches.steps, verbose=verbose)
         outputs = []
         for step, batch in enumerate(batches.epoch(), start=1):
-            outputs.append(_to_numpy(self(batch[0], training=False)))
+            outputs.append(_to_numpy(step_functions.predict_on(self, batch[0])))
             bar.update(step)
         if isinstance(outputs[0], list):
             return [np.concatenate([out[i] for out in outputs]) for i in range(len(outputs[0]))]
@@ -167,6 +205,27 @@ class TrainingMixin:
                      options: Any = None) -> Any:
         from webflow.keras import weights_io
         return weights_io.load_weights(self, filepath)
+
+    # --- configs and whole-model saving (saving.py, saving_archive.py) ---
+
+    def get_config(self) -> dict:
+        from webflow.keras import saving
+        return saving.model_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Any = None) -> Any:
+        from webflow.keras import saving
+        if "input_layers" in config:
+            return saving.functional_from_config(cls, config, custom_objects)
+        return saving.sequential_from_config(cls, config, custom_objects)
+
+    def to_json(self, **kwargs: Any) -> str:
+        from webflow.keras import saving
+        return saving.to_json(self, **kwargs)
+
+    def save(self, filepath: Any, overwrite: bool = True, save_format: Any = None, **kwargs: Any) -> None:
+        from webflow.keras import saving_archive
+        saving_archive.save_model(self, filepath, overwrite=overwrite)
 
 
 class _Batches:

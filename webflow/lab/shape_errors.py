@@ -174,7 +174,8 @@ class Explanation:
             built = " (where the op was built)" if failed.phase == "run" else ""
             lines.append(f'  {error_frames.where(self.source["file"], self.source["line"])}, in '
                          f'{self.source.get("function") or "?"}{built}')
-            lines += ["    " + line for line in marked_code(self.source["code"], self.operands)]
+            if self.source.get("code"):  # None when the line cannot be read back (exec'd code, `python -c`)
+                lines += ["    " + line for line in marked_code(self.source["code"], self.operands)]
         if self.cause:
             lines.append("Cause: " + self.cause)
         if self.detail:

@@ -38,6 +38,8 @@ from webflow.ops.pool_ops import max_pool_v2 as max_pool
 
 # --- convolutions (ops/conv_ops.py) ---
 from webflow.ops.conv_ops import conv2d, conv2d_transpose, convolution
+from webflow.nn.depthwise_conv import depthwise_conv2d, separable_conv2d  # ops/depthwise_conv_ops.py
+from webflow.ops.depthwise_conv_ops import depthwise_conv2d_native
 
 # --- sampled losses and candidate samplers (nn/sampled_losses.py, ops/candidate_sampling_ops.py) ---
 from webflow.nn.sampled_losses import nce_loss_v2 as nce_loss

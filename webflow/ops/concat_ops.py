@@ -152,10 +152,12 @@ def _split_v_shape(inputs: list, attrs: dict) -> list:
     if x.shape.rank is None or axis is None:
         return [output_spec(None if x.shape.rank is None else [None] * x.shape.rank, x.dtype.base_dtype)] * num
     axis = normalize_axis(int(axis), x.shape.rank, "SplitV")
+    length = x.shape.as_tuple()[axis]
+    sizes_list = None if known_sizes is None else [int(s) for s in backend_values.flat_list(known_sizes)]
     specs = []
     for i in builtins.range(num):
         dims = list(x.shape.as_tuple())
-        dims[axis] = None if known_sizes is None else int(backend_values.flat_list(known_sizes)[i])
+        dims[axis] = None if sizes_list is None else _split_size(sizes_list, i, length)
         specs.append(output_spec(dims, x.dtype.base_dtype))
     if known_sizes is not None and x.shape.as_tuple()[axis] is not None:
         total = sum(int(s) for s in backend_values.flat_list(known_sizes) if s != -1)
@@ -166,11 +168,21 @@ def _split_v_shape(inputs: list, attrs: dict) -> list:
     return specs
 
 
+def _split_size(sizes: list, index: int, length: int | None) -> int | None:
+    """The static size of part `index`; a -1 part takes what the others leave (unknown if the axis is)."""
+    if sizes[index] != -1:
+        return sizes[index]
+    return None if length is None else length - sum(s for s in sizes if s != -1)
+
+
 @register_op("SplitV", "split", inputs=("value", "size_splits", "axis"), shape=_split_v_shape,
              portable=shape_kernels.split_v)
 def split_v_kernel(x: Any, sizes: Any, axis: Any, *, num_split: int) -> list:
     """y_i = consecutive slices of x along axis with sizes size_splits[i]."""
-    bounds = np.cumsum([int(s) for s in sizes])[:-1]
+    sizes = [int(s) for s in sizes]
+    if -1 in sizes:  # one -1 takes the rest of the axis, as TensorFlow's SplitV
+        sizes[sizes.index(-1)] = x.shape[int(axis)] - sum(s for s in sizes if s != -1)
+    bounds = np.cumsum(sizes)[:-1]
     return [np.array(part) for part in np.split(x, bounds, axis=int(axis))]
 
 

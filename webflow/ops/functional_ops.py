@@ -36,12 +36,13 @@ def install_runner(runner: Callable[..., list]) -> None:
     _runner = runner
 
 
-def run_func_graph(graph: FuncGraph, values: list, resources: dict, session: Any = None) -> list:
-    """Runs the FuncGraph `graph` on `values` with the executor's runner; returns its outputs' values."""
+def run_func_graph(graph: FuncGraph, values: list, resources: dict, session: Any = None, **options: Any) -> list:
+    """Runs the FuncGraph `graph` on `values` with the executor's runner; returns its outputs' values.
+    `options`: the runner's `extra_feeds` and `record` (runtime/executor.py)."""
     if _runner is None:
         raise RuntimeError("webflow.runtime.executor is not imported yet: nothing can run a function graph "
                            "(import webflow first)")
-    return _runner(graph, values, resources, session)
+    return _runner(graph, values, resources, session, **options)
 
 
 def _declared_outputs(inputs: list, attrs: dict) -> list:
@@ -107,16 +108,57 @@ def while_kernel(context: Any, *inputs: Any, cond: Any, body: Any, Tout: list, o
     values, captured = list(inputs), list(inputs[count:])
     resources, session = context.resources, _session_of(context)
     steps_draws = [] if back_prop and _draws_random(body) else None
+    steps = _new_history(context, body, values) if back_prop else None
     while _loop_is_running(cond, values, resources, session):
+        if steps is not None:
+            steps.append(values)
         if steps_draws is None:
-            values = run_func_graph(body, values, resources, session) + captured
-            continue
-        with random_generators.recording_draws() as draws:  # for the gradient's replay of this step
-            values = run_func_graph(body, values, resources, session) + captured
-        steps_draws.append(draws)
+            values = run_func_graph(body, values, resources, session, record=steps) + captured
+        else:
+            with random_generators.recording_draws() as draws:  # for the gradient's replay of this step
+                values = run_func_graph(body, values, resources, session, record=steps) + captured
+            steps_draws.append(draws)
+        if steps is not None:  # only what the gradient graphs read
+            computed = steps[-1]
+            steps[-1] = {uid: computed[uid] for uid in _kept_uids(body) if uid in computed}
     if steps_draws is not None:
         resources[_draws_key(body)] = steps_draws
     return kernel_result(values[:count])
+
+
+# The forward loop keeps, for its gradient in the same run, each step's loop variables and every value the body
+# computed (as TensorFlow's while_v2 keeps a step's intermediates in stacks): the WhileGrad then neither replays the
+# loop nor recomputes the body's forward ops. Kept only when the body has a gradient graph, in the run's state.
+def _history_key(body: Any) -> tuple:
+    return ("while_history", id(body))
+
+
+def _new_history(context: Any, body: Any, inputs: list) -> list | None:
+    """The list the loop appends [vars_0, values_0, vars_1, values_1, ...] to, or None if nothing needs it."""
+    run_state = getattr(context, "run_state", None)
+    if run_state is None or not body._gradient_graphs:
+        return None
+    steps: list = []
+    run_state.setdefault(_history_key(body), []).append((inputs, steps))
+    return steps
+
+
+def _kept_uids(body: Any) -> set:
+    """The forward tensors some gradient graph of `body` reads (autodiff/func_graph_gradients.py: forward_twins)."""
+    kept = getattr(body, "_kept_for_gradients", None)
+    if kept is None or kept[0] != len(body._gradient_graphs):
+        uids = {uid for graph in body._gradient_graphs.values() for uid in getattr(graph, "forward_twins", {})}
+        kept = body._kept_for_gradients = (len(body._gradient_graphs), uids)
+    return kept[1]
+
+
+def _find_history(context: Any, body: Any, inputs: list) -> list | None:
+    """The steps recorded by this run's forward loop that started from exactly these values (else None: replay)."""
+    run_state = getattr(context, "run_state", None) or {}
+    for started, steps in run_state.get(_history_key(body), ()):
+        if len(started) == len(inputs) and all(a is b for a, b in zip(started, inputs)):
+            return steps
+    return None
 
 
 def _draws_key(body: Any) -> tuple:
@@ -155,21 +197,38 @@ def _replay_and_differentiate(context: Any, inputs: list, body: Any, body_grad: 
     count = len(body.outputs)
     forward, grads = list(inputs[:len(body.inputs)]), list(inputs[len(body.inputs):])
     resources, session = context.resources, _session_of(context)
+    recorded = _find_history(context, body, forward)
+    history = recorded[0::2] if recorded is not None else _replay(body, cond, forward, count, resources, session)
+    twins = _twin_feeds(body_grad, recorded[1]) if recorded else None
+    totals: dict[int, Any] = {}
+    for index in reversed(range(len(history))):
+        values = history[index]
+        fed = {copy: recorded[2 * index + 1][uid] for uid, copy in twins} if twins else None
+        with random_generators.fixed_draws(_step_draws(resources, body, index)):
+            step = dict(zip(wanted, run_func_graph(body_grad, values + grads, resources, session,
+                                                   extra_feeds=fed)))
+        grads = [step.get(i, backend_values.zeros_like(g)) for i, g in enumerate(grads)]
+        for i in wanted:
+            if i >= count:
+                totals[i] = step[i] if i not in totals else backend_values.add(totals[i], step[i])
+    return kernel_result([grads[i] if i < count else totals.get(i, _zeros_for(forward[i])) for i in wanted])
+
+
+def _replay(body: Any, cond: Any, forward: list, count: int, resources: dict, session: Any) -> list:
+    """Runs the loop again from `forward`, keeping each step's loop variables (no recorded forward run)."""
     history, values, captured = [], forward, forward[count:]
     while _loop_is_running(cond, values, resources, session):
         history.append(values)
         with random_generators.fixed_draws(_step_draws(resources, body, len(history) - 1)):
             values = run_func_graph(body, values, resources, session) + captured
-    totals: dict[int, Any] = {}
-    for index in reversed(range(len(history))):
-        values = history[index]
-        with random_generators.fixed_draws(_step_draws(resources, body, index)):
-            step = dict(zip(wanted, run_func_graph(body_grad, values + grads, resources, session)))
-        grads = [step.get(i, backend_values.zeros_like(g)) for i, g in enumerate(grads)]
-        for i in wanted:
-            if i >= count:
-                totals[i] = step[i] if i not in totals else totals[i] + step[i]
-    return kernel_result([grads[i] if i < count else totals.get(i, _zeros_for(forward[i])) for i in wanted])
+    return history
+
+
+def _twin_feeds(body_grad: Any, computed: dict) -> list:
+    """(forward uid, copy uid) for the forward values a step computed whose copies in the gradient graph can be fed
+    (the same for every step: one plan). A None is a variable read the executor skipped: it is read again."""
+    twins = getattr(body_grad, "forward_twins", {})
+    return [(uid, copy) for uid, copy in twins.items() if computed.get(uid) is not None]
 
 
 def _zeros_for(value: Any) -> Any:

@@ -9,6 +9,7 @@ from typing import Any
 
 from webflow.backends.arrays.numpy_arrays import np
 from webflow.backends.c import gemm as c_gemm
+from webflow.backends.c import parallel
 from webflow.framework import dtypes
 from webflow.framework.scopes import name_scope_v1
 from webflow.framework.tensor_shape import TensorShape
@@ -38,7 +39,11 @@ def _matmul_shape(inputs: list, attrs: dict) -> tuple:
              allowed=NUMBERS, c=c_gemm.matmul)
 def matmul_kernel(a: Any, b: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
     """C = op(A) @ op(B), op = transpose if asked."""
-    return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+    a, b = (a.T if transpose_a else a), (b.T if transpose_b else b)
+    low, high = parallel.ONE_BLAS_THREAD
+    if a.ndim == 2 and b.ndim == 2 and low <= a.shape[0] * a.shape[1] * b.shape[1] < high:
+        return parallel.with_one_blas_thread(np.matmul, a, b)  # small: OpenBLAS's threads cost more than they give
+    return np.matmul(a, b)
 
 
 @register_gradient("MatMul")

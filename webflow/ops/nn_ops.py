@@ -95,10 +95,20 @@ def relu_grad(gradients: Any, features: Any, name: str | None = None) -> Any:
 
 
 # --- Softmax ----------------------------------------------------------------------------------------
+# From this many elements the exp and the division write over the one fresh array: two fewer big temporaries
+# (their page faults were most of the time); below it the out= calls cost more than they save.
+# Figures: benchmarks/FIGURES.md, "Size sweep".
+SOFTMAX_IN_PLACE_MIN = 1 << 18
+
+
 def _stable_softmax(x: Any) -> Any:
     shifted = x - np.max(x, axis=-1, keepdims=True)   # exp of a shifted value never overflows
-    e = np.exp(shifted)
-    return e / np.sum(e, axis=-1, keepdims=True)
+    if shifted.size < SOFTMAX_IN_PLACE_MIN:
+        e = np.exp(shifted)
+        return e / np.sum(e, axis=-1, keepdims=True)
+    e = np.exp(shifted, out=shifted)
+    e /= np.sum(e, axis=-1, keepdims=True)
+    return e
 
 
 @register_op("Softmax", "Softmax", inputs=("logits",), shape=_at_least_rank(1), allowed=FLOATS, c=c_softmax.softmax)

@@ -8,26 +8,31 @@ ops/tensor_array.py; the array's contents and TensorFlow's checks, ops/tensor_ar
 Gradients (as TensorFlow's tensor_array_grad.py): each array has gradient arrays (TensorArrayGradV3, one per
 gradient source, same size, writes to one index add up). A read's gradient writes into the gradient array at
 that index; a write's gradient reads from it; gather <-> scatter and concat <-> split likewise.
+
+Without NumPy (Pyodide) the same kernels run on CArrays: TensorArrayV3's portable kernel makes an array whose
+element operations are backends/portable/tensor_array_elements.py's, and every other kernel works through the
+array it is handed (`handle.arrays`), so each of them is its own `portable=` kernel.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c.adapters import flat_ints
+from webflow.backends.portable.tensor_array_elements import PORTABLE_ELEMENTS
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops.functional_ops import replaying
 from webflow.ops.registry import NotDifferentiable, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import no_outputs
-from webflow.ops.tensor_array_state import TensorArrayState
+from webflow.ops.tensor_array_state import NUMPY_ELEMENTS, TensorArrayState
 
 _FLOW = 0.0  # the value every flow tensor holds
 
 
-def _flow() -> Any:
-    return np.array(_FLOW, np.float32)
+def _flow(handle: TensorArrayState) -> Any:
+    return handle.arrays.scalar(_FLOW, dtypes.float32)
 
 
 def _handle_and_flow(inputs: list, attrs: dict) -> list:
@@ -39,40 +44,55 @@ def _flow_out(inputs: list, attrs: dict) -> Any:
 
 
 # --- TensorArrayV3 ---------------------------------------------------------------------------------------
-@register_op("TensorArrayV3", "TensorArray", inputs=("size",), shape=_handle_and_flow, needs_context=True,
-             stateful=True)
-def tensor_array_kernel(context: Any, size: Any, *, dtype: Any, element_shape: Any = None,
-                        dynamic_size: bool = False, clear_after_read: bool = True,
-                        identical_element_shapes: bool = False, tensor_array_name: str = "") -> list:
-    """handle = a new array of `size` unwritten elements; flow = 0."""
-    name = tensor_array_name or context.op_name or "TensorArray"
-    state = TensorArrayState(dtype, int(size), name=name, dynamic_size=dynamic_size,
-                             clear_after_read=clear_after_read, element_shape=element_shape,
-                             identical_element_shapes=identical_element_shapes)
-    return [state, _flow()]
+def _new_array(arrays: Any) -> Any:
+    """The TensorArrayV3 kernel making arrays whose elements are `arrays`' (NumPy's, or CArrays)."""
+
+    def tensor_array_kernel(context: Any, size: Any, *, dtype: Any, element_shape: Any = None,
+                            dynamic_size: bool = False, clear_after_read: bool = True,
+                            identical_element_shapes: bool = False, tensor_array_name: str = "") -> list:
+        """handle = a new array of `size` unwritten elements; flow = 0."""
+        name = tensor_array_name or context.op_name or "TensorArray"
+        state = TensorArrayState(dtype, int(size), name=name, dynamic_size=dynamic_size,
+                                 clear_after_read=clear_after_read, element_shape=element_shape,
+                                 identical_element_shapes=identical_element_shapes, arrays=arrays)
+        return [state, _flow(state)]
+
+    return tensor_array_kernel
 
 
-@register_op("TensorArrayGradV3", "TensorArrayGradV3", inputs=("handle", "flow_in"), shape=_handle_and_flow,
-             stateful=True)
+tensor_array_kernel = register_op(
+    "TensorArrayV3", "TensorArray", inputs=("size",), shape=_handle_and_flow, needs_context=True, stateful=True,
+    portable=_new_array(PORTABLE_ELEMENTS))(_new_array(NUMPY_ELEMENTS))
+
+
 def tensor_array_grad_kernel(handle: TensorArrayState, flow_in: Any, *, source: str) -> list:
     """grad_handle = handle's gradient array for `source` (the same one each time it is asked for)."""
-    return [handle.gradient_array(source), _flow()]
+    return [handle.gradient_array(source), _flow(handle)]
+
+
+register_op("TensorArrayGradV3", "TensorArrayGradV3", inputs=("handle", "flow_in"), shape=_handle_and_flow,
+            stateful=True, portable=tensor_array_grad_kernel)(tensor_array_grad_kernel)
 
 
 # --- write / read -----------------------------------------------------------------------------------------
-@register_op("TensorArrayWriteV3", "TensorArrayWriteV3", inputs=("handle", "index", "value", "flow_in"),
-             shape=_flow_out, stateful=True)
 def tensor_array_write_kernel(handle: TensorArrayState, index: Any, value: Any, flow_in: Any) -> Any:
     """array[index] = value; flow_out = flow_in."""
     handle.write(int(index), value, replaying())
-    return _flow()
+    return _flow(handle)
 
 
-@register_op("TensorArrayReadV3", "TensorArrayReadV3", inputs=("handle", "index", "flow_in"),
-             shape=lambda inputs, attrs: output_spec(None, attrs["dtype"]), stateful=True)
+register_op("TensorArrayWriteV3", "TensorArrayWriteV3", inputs=("handle", "index", "value", "flow_in"),
+            shape=_flow_out, stateful=True, portable=tensor_array_write_kernel)(tensor_array_write_kernel)
+
+
 def tensor_array_read_kernel(handle: TensorArrayState, index: Any, flow_in: Any, *, dtype: Any) -> Any:
     """value = array[index] (cleared after the read when the array says so)."""
     return handle.read(int(index), replaying())
+
+
+register_op("TensorArrayReadV3", "TensorArrayReadV3", inputs=("handle", "index", "flow_in"),
+            shape=lambda inputs, attrs: output_spec(None, attrs["dtype"]), stateful=True,
+            portable=tensor_array_read_kernel)(tensor_array_read_kernel)
 
 
 @register_gradient("TensorArrayReadV3")
@@ -100,12 +120,14 @@ def _gather_shape(inputs: list, attrs: dict) -> Any:
     return output_spec(TensorShape([None]).concatenate(element), attrs["dtype"])
 
 
-@register_op("TensorArrayGatherV3", "TensorArrayGatherV3", inputs=("handle", "indices", "flow_in"),
-             shape=_gather_shape, stateful=True)
 def tensor_array_gather_kernel(handle: TensorArrayState, indices: Any, flow_in: Any, *, dtype: Any,
                                element_shape: Any = None) -> Any:
     """value = stack(array[i] for i in indices) (stack() gathers range(size))."""
-    return handle.gather([int(i) for i in np.asarray(indices).reshape(-1)], element_shape, replaying())
+    return handle.gather(flat_ints(indices), element_shape, replaying())
+
+
+register_op("TensorArrayGatherV3", "TensorArrayGatherV3", inputs=("handle", "indices", "flow_in"),
+            shape=_gather_shape, stateful=True, portable=tensor_array_gather_kernel)(tensor_array_gather_kernel)
 
 
 @register_gradient("TensorArrayGatherV3")
@@ -116,12 +138,10 @@ def _gather_grad(op: Any, grad: Any) -> list:
     return [None, None, apply_op("TensorArrayScatterV3", [grad_handle, indices, grad, grad_flow])]
 
 
-@register_op("TensorArrayScatterV3", "TensorArrayScatterV3", inputs=("handle", "indices", "value", "flow_in"),
-             shape=_flow_out, stateful=True)
 def tensor_array_scatter_kernel(handle: TensorArrayState, indices: Any, value: Any, flow_in: Any) -> Any:
     """array[indices[k]] = value[k] for each k (unstack() scatters to range(len(value)))."""
-    indices = [int(i) for i in np.asarray(indices).reshape(-1)]
-    value = np.asarray(value)
+    indices = flat_ints(indices)
+    value = handle.arrays.as_array(value)
     if value.ndim == 0 or value.shape[0] != len(indices):
         raise InvalidArgumentError(None, None, "Expected len(indices) == values.shape[0], but saw: "
                                                f"{len(indices)} vs. {value.shape[0] if value.ndim else 0}")
@@ -129,8 +149,12 @@ def tensor_array_scatter_kernel(handle: TensorArrayState, indices: Any, value: A
         raise InvalidArgumentError(None, None, f"Max scatter index must be < array size ({max(indices)} vs. "
                                                f"{handle.size()})")
     for k, index in enumerate(indices):
-        handle.write(index, value[k], replaying())
-    return _flow()
+        handle.write(index, handle.arrays.row(value, k), replaying())
+    return _flow(handle)
+
+
+register_op("TensorArrayScatterV3", "TensorArrayScatterV3", inputs=("handle", "indices", "value", "flow_in"),
+            shape=_flow_out, stateful=True, portable=tensor_array_scatter_kernel)(tensor_array_scatter_kernel)
 
 
 @register_gradient("TensorArrayScatterV3")
@@ -151,8 +175,6 @@ def _concat_shape(inputs: list, attrs: dict) -> list:
     return [output_spec(TensorShape([None]).concatenate(rest), attrs["dtype"]), output_spec([None], dtypes.int64)]
 
 
-@register_op("TensorArrayConcatV3", "TensorArrayConcatV3", inputs=("handle", "flow_in"), shape=_concat_shape,
-             stateful=True)
 def tensor_array_concat_kernel(handle: TensorArrayState, flow_in: Any, *, dtype: Any,
                                element_shape_except0: Any = None) -> list:
     """value = concat(array[0], ..., array[size-1]) along axis 0; lengths = each element's first dimension."""
@@ -160,13 +182,17 @@ def tensor_array_concat_kernel(handle: TensorArrayState, flow_in: Any, *, dtype:
     if not values:
         rest = TensorShape(element_shape_except0)
         shape = [0] + (rest.as_list() if rest.is_fully_defined() else [])
-        return [np.zeros(shape, dtype.as_numpy_dtype), np.zeros([0], np.int64)]
+        return [handle.arrays.zeros(shape, dtype), handle.arrays.zeros([0], dtypes.int64)]
     for i, value in enumerate(values):
         if value.ndim == 0:
             raise InvalidArgumentError(None, None, f"Concat saw a scalar shape at index {i} but requires at "
                                                    "least vectors.  Did you mean to call stack() instead?")
-    lengths = np.array([v.shape[0] for v in values], np.int64)
-    return [np.concatenate(values, axis=0), lengths]
+    lengths = handle.arrays.vector([v.shape[0] for v in values], dtypes.int64)
+    return [handle.arrays.concat(values), lengths]
+
+
+register_op("TensorArrayConcatV3", "TensorArrayConcatV3", inputs=("handle", "flow_in"), shape=_concat_shape,
+            stateful=True, portable=tensor_array_concat_kernel)(tensor_array_concat_kernel)
 
 
 @register_gradient("TensorArrayConcatV3")
@@ -177,11 +203,9 @@ def _concat_grad(op: Any, grad: Any, lengths_grad: Any) -> list:
     return [None, apply_op("TensorArraySplitV3", [grad_handle, grad, op.outputs[1], grad_flow])]
 
 
-@register_op("TensorArraySplitV3", "TensorArraySplitV3", inputs=("handle", "value", "lengths", "flow_in"),
-             shape=_flow_out, stateful=True)
 def tensor_array_split_kernel(handle: TensorArrayState, value: Any, lengths: Any, flow_in: Any) -> Any:
     """array[i] = value[sum(lengths[:i]) : sum(lengths[:i+1])] for each i."""
-    value, lengths = np.asarray(value), [int(n) for n in np.asarray(lengths).reshape(-1)]
+    value, lengths = handle.arrays.as_array(value), flat_ints(lengths)
     if value.ndim == 0 or sum(lengths) != value.shape[0]:
         raise InvalidArgumentError(None, None, "Expected sum of lengths to be equal to values.shape[0], but sum "
                                                f"of lengths is {sum(lengths)} and value's shape is: "
@@ -192,9 +216,13 @@ def tensor_array_split_kernel(handle: TensorArrayState, value: Any, lengths: Any
                                                "marked as dynamically resizeable")
     start = 0
     for i, length in enumerate(lengths):
-        handle.write(i, value[start:start + length], replaying())
+        handle.write(i, handle.arrays.rows(value, start, start + length), replaying())
         start += length
-    return _flow()
+    return _flow(handle)
+
+
+register_op("TensorArraySplitV3", "TensorArraySplitV3", inputs=("handle", "value", "lengths", "flow_in"),
+            shape=_flow_out, stateful=True, portable=tensor_array_split_kernel)(tensor_array_split_kernel)
 
 
 @register_gradient("TensorArraySplitV3")
@@ -210,17 +238,23 @@ def _split_grad(op: Any, flow_grad: Any) -> list:
 
 
 # --- size / close -------------------------------------------------------------------------------------------
-@register_op("TensorArraySizeV3", "TensorArraySizeV3", inputs=("handle", "flow_in"),
-             shape=lambda inputs, attrs: output_spec([], dtypes.int32), stateful=True)
 def tensor_array_size_kernel(handle: TensorArrayState, flow_in: Any) -> Any:
     """size = the number of elements (grown by writes past the end of a dynamic_size array)."""
-    return np.array(handle.size(), np.int32)
+    return handle.arrays.scalar(handle.size(), dtypes.int32)
 
 
-@register_op("TensorArrayCloseV3", "TensorArrayCloseV3", inputs=("handle",), shape=no_outputs, stateful=True)
+register_op("TensorArraySizeV3", "TensorArraySizeV3", inputs=("handle", "flow_in"),
+            shape=lambda inputs, attrs: output_spec([], dtypes.int32), stateful=True,
+            portable=tensor_array_size_kernel)(tensor_array_size_kernel)
+
+
 def tensor_array_close_kernel(handle: TensorArrayState) -> None:
     """Frees the array's elements (TensorFlow deletes the resource)."""
     handle.closed = True
+
+
+register_op("TensorArrayCloseV3", "TensorArrayCloseV3", inputs=("handle",), shape=no_outputs, stateful=True,
+            portable=tensor_array_close_kernel)(tensor_array_close_kernel)
 
 
 for _op_type in ("TensorArrayV3", "TensorArrayGradV3", "TensorArraySizeV3", "TensorArrayCloseV3"):

@@ -7,6 +7,10 @@ gradient arrays TensorArrayGradV3 makes hang off their forward array, one per gr
 While the While gradient replays a loop (ops/functional_ops.py's `replaying()`), the forward ops run a second
 time on the same arrays: a write then overwrites what it wrote before and a read ignores clear_after_read,
 instead of raising the errors a second write or read gets otherwise.
+
+The elements are NumPy arrays, or CArrays where NumPy is missing (Pyodide): an array does its few element
+operations (stack, concat, split, add, zeros) through the set it was made with, `NUMPY_ELEMENTS` here or
+backends/portable/tensor_array_elements.py's `PORTABLE_ELEMENTS`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,49 @@ from webflow.framework.tensor_shape import TensorShape
 _handle_ids = itertools.count()
 
 
+class NumpyElements:
+    """The element operations of a TensorArray, on NumPy arrays (the same names as `PortableElements`)."""
+
+    @staticmethod
+    def as_array(value: Any) -> Any:
+        return np.asarray(value)
+
+    @staticmethod
+    def scalar(value: Any, dtype: Any) -> Any:
+        return np.array(value, dtypes.as_dtype(dtype).as_numpy_dtype)
+
+    @staticmethod
+    def vector(values: list, dtype: Any) -> Any:
+        return np.array(values, dtypes.as_dtype(dtype).as_numpy_dtype)
+
+    @staticmethod
+    def zeros(shape: Any, dtype: Any) -> Any:
+        return np.zeros(shape, dtypes.as_dtype(dtype).as_numpy_dtype)
+
+    @staticmethod
+    def add(a: Any, b: Any) -> Any:
+        return a + b
+
+    @staticmethod
+    def stack(values: list) -> Any:
+        return np.stack(values)
+
+    @staticmethod
+    def concat(values: list) -> Any:
+        return np.concatenate(values, axis=0)
+
+    @staticmethod
+    def rows(value: Any, start: int, stop: int) -> Any:
+        return value[start:stop]
+
+    @staticmethod
+    def row(value: Any, index: int) -> Any:
+        return value[index]
+
+
+NUMPY_ELEMENTS = NumpyElements()
+
+
 class TensorArrayState:
     """The elements of one TensorArray (None where not yet written), its size rules and its gradient arrays."""
 
@@ -31,7 +78,8 @@ class TensorArrayState:
 
     def __init__(self, dtype: Any, size: int, *, name: str, dynamic_size: bool = False,
                  clear_after_read: bool = True, element_shape: Any = None, identical_element_shapes: bool = False,
-                 multiple_writes_aggregate: bool = False):
+                 multiple_writes_aggregate: bool = False, arrays: Any = NUMPY_ELEMENTS):
+        self.arrays = arrays  # NUMPY_ELEMENTS or PORTABLE_ELEMENTS: what the elements are
         self.element_dtype = dtypes.as_dtype(dtype)
         self.name = f"{name}_{next(_handle_ids)}"
         self.elements: list = [None] * size
@@ -50,7 +98,7 @@ class TensorArrayState:
     # --- writing -----------------------------------------------------------------------------------------
     def write(self, index: int, value: Any, replaying: bool = False) -> None:
         """elements[index] = value (added to it in a gradient array), with TensorFlow's checks."""
-        value = np.asarray(value)
+        value = self.arrays.as_array(value)
         if dtypes.as_dtype(value.dtype) != self.element_dtype:
             raise InvalidArgumentError(None, None, f"TensorArray dtype is {self.element_dtype.name} but Op is "
                                                    f"trying to write dtype {dtypes.as_dtype(value.dtype).name}.")
@@ -58,7 +106,7 @@ class TensorArrayState:
         old = self.elements[index]
         self._check_element_shape(index, value)
         if old is not None and self.multiple_writes_aggregate:
-            value = old + value
+            value = self.arrays.add(old, value)
         elif old is not None and not replaying:
             raise InvalidArgumentError(None, None, f"TensorArray {self.name}: Could not write to TensorArray "
                                                    f"index {index} because it has already been written to.")
@@ -106,7 +154,7 @@ class TensorArrayState:
 
     def _unwritten(self, index: int) -> Any:
         if self.element_shape.is_fully_defined():
-            return np.zeros(self.element_shape.as_list(), self.element_dtype.as_numpy_dtype)
+            return self.arrays.zeros(self.element_shape.as_list(), self.element_dtype)
         raise InvalidArgumentError(
             None, None, f"TensorArray {self.name}: Could not read from TensorArray index {index}.  Furthermore, the "
                         f"element shape is not fully defined: {_shape_text(self.element_shape)}.  It is possible "
@@ -124,7 +172,7 @@ class TensorArrayState:
                                                      f"{_shape_text(shape)} is not fully defined. Currently only "
                                                      "static shapes are supported when packing zero-size "
                                                      "TensorArrays.")
-            return np.zeros([0] + shape.as_list(), self.element_dtype.as_numpy_dtype)
+            return self.arrays.zeros([0] + shape.as_list(), self.element_dtype)
         values = [self.read(int(i), replaying) for i in indices]
         first = values[0].shape
         for i, value in zip(indices, values):
@@ -133,7 +181,7 @@ class TensorArrayState:
                                                        f"(possibly, because of a sequence of gathers) shape: "
                                                        f"{_text(first)} but index {i} has shape: "
                                                        f"{_text(value.shape)}")
-        return np.stack(values)
+        return self.arrays.stack(values)
 
     def size(self) -> int:
         return len(self.elements)
@@ -147,7 +195,7 @@ class TensorArrayState:
                                     dynamic_size=False, clear_after_read=self.clear_after_read,
                                     element_shape=self.element_shape,
                                     identical_element_shapes=self.identical_element_shapes,
-                                    multiple_writes_aggregate=True)
+                                    multiple_writes_aggregate=True, arrays=self.arrays)
             self.gradients[source] = grad
         return grad
 

@@ -292,12 +292,17 @@ def _fused_names(step: Any) -> tuple:
     return tuple(part.op.name for part in step.parts or () if part.op is not step.op)
 
 
-def run_func_graph(graph: FuncGraph, values: list, resources: dict, session: Any = None) -> list:
+def run_func_graph(graph: FuncGraph, values: list, resources: dict, session: Any = None,
+                   extra_feeds: dict | None = None, record: list | None = None) -> list:
     """Runs a traced sub-graph (a cond branch, a loop body, a `wf.function`) as Session runs a graph: feeds its
-    inputs, returns its outputs' values. Its TF1 variable references are read by name from `resources`."""
+    inputs, returns its outputs' values. Its TF1 variable references are read by name from `resources`.
+    `extra_feeds` {tensor uid: value} also feeds inner tensors (the ops making them do not run); `record`, a
+    list, gets the run's {tensor uid: value} appended (a loop's gradient reuses a step's values: functional_ops)."""
     if len(values) != len(graph.inputs):
         raise ValueError(f"{graph.name} takes {len(graph.inputs)} inputs, got {len(values)}")
     feeds = {placeholder._uid: value for placeholder, value in zip(graph.inputs, values)}
+    if extra_feeds:
+        feeds.update(extra_feeds)
     for placeholder, key in graph.ref_captures:
         feeds[placeholder._uid] = resources.get(key, UNINITIALIZED)
     plan_key = frozenset(feeds)
@@ -306,6 +311,8 @@ def run_func_graph(graph: FuncGraph, values: list, resources: dict, session: Any
         plan = make_plan(graph.outputs, graph.stateful_ops, frozenset(feeds))
         graph._plans[plan_key] = plan
     results = execute(plan, feeds, resources, session)
+    if record is not None:
+        record.append(results)
     return [results[t._uid] for t in graph.outputs]
 
 

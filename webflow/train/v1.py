@@ -38,6 +38,13 @@ from webflow.train.saver import (
 )
 # --- meta graphs (train/meta_graph.py): graph + collections + SaverDef as one MetaGraphDef ---
 from webflow.train.meta_graph import export_meta_graph, import_meta_graph
+# --- session-run hooks and MonitoredTrainingSession (train/session_run_hook.py, basic_session_run_hooks.py,
+# monitored_session.py) ---
+from webflow.train.basic_session_run_hooks import (
+    CheckpointSaverHook, LoggingTensorHook, StopAtStepHook, SummarySaverHook,
+)
+from webflow.train.monitored_session import MonitoredSession, MonitoredTrainingSession
+from webflow.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 # --- tf.train.Example and its parts (train/example_messages.py): protobuf classes, loaded on first use ---
 from webflow.train.example_messages import example_class as _example_class
 

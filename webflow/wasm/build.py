@@ -4,6 +4,7 @@
     python -m webflow.wasm.build --native     # the native library only
     python -m webflow.wasm.build --wasm       # the two WebAssembly side modules only (baseline, relaxed SIMD)
     python -m webflow.wasm.build --force      # rebuild even if the sources did not change
+    python -m webflow.wasm.build --asan       # the native library with ASan + UBSan, in _build/asan/ (make test-asan)
 
 Every `webflow/wasm/*.c` goes into both outputs:
 - native: `webflow/wasm/_build/libwebflow_kernels.<platform-tag>.so` (system `cc`, or $CC). The tag
@@ -55,6 +56,10 @@ WASM_FLAGS = [
     "-Wl,-shared", "-Wl,--experimental-pic", "-Wl,--no-entry", "-Wl,--strip-debug",
 ]
 RELAXED_FLAGS = ["-mrelaxed-simd"]
+# `make test-asan`: AddressSanitizer + UndefinedBehaviorSanitizer, any UB finding fatal; the same -O3 and variant
+# flags as the normal build (the same vector code paths run), -g for line numbers in the reports.
+SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined", "-g"]
+SANITIZED_DIR = os.path.join(BUILD_DIR, "asan")  # its own folder and name: never replaces the normal build
 
 
 class CompilerNotFound(RuntimeError):
@@ -140,6 +145,27 @@ def build_native(force: bool = False, verbose: bool = False) -> str:
         # =on still fuses a*b+c inside one expression, as the GEMM micro-kernel wants.
         flags = ["-ffp-contract=on" if flag == "-ffp-contract=fast" else flag for flag in flags]
     output = native_library_path()
+    _build(compiler, flags + sources() + ["-lm"], output, _source_hash(compiler, flags), force, verbose)
+    return output
+
+
+def sanitized_library_path() -> str:
+    """Where the sanitised native library goes: _build/asan/libwebflow_kernels.<tag>-asan.so."""
+    stem, suffix = os.path.splitext(os.path.basename(native_library_path()))
+    return os.path.join(SANITIZED_DIR, f"{stem}-asan{suffix}")
+
+
+def build_native_sanitized(force: bool = False, verbose: bool = False) -> str:
+    """Build (if stale) the native library with ASan + UBSan (gcc or clang) and return its path.
+
+    Load it with env WEBFLOW_C_LIBRARY=<path> and the sanitizer runtime preloaded (LD_PRELOAD=$(cc
+    -print-file-name=libasan.so)): CPython itself is not instrumented. tools/test_asan.py does both."""
+    compiler = native_compiler()
+    if compiler is None:
+        raise CompilerNotFound("webflow: no C compiler ($CC, cc, gcc or clang) found; cannot build the ASan library")
+    flags = COMMON_FLAGS + NATIVE_FLAGS + VARIANT_FLAGS[native_variant()] + SANITIZE_FLAGS
+    output = sanitized_library_path()
+    os.makedirs(SANITIZED_DIR, exist_ok=True)
     _build(compiler, flags + sources() + ["-lm"], output, _source_hash(compiler, flags), force, verbose)
     return output
 
@@ -265,8 +291,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m webflow.wasm.build", description=__doc__.splitlines()[0])
     parser.add_argument("--native", action="store_true", help="build the native shared library")
     parser.add_argument("--wasm", action="store_true", help="build the wasm32 side modules (baseline, relaxed)")
+    parser.add_argument("--asan", action="store_true", help="build the native library with ASan + UBSan only")
     parser.add_argument("--force", action="store_true", help="rebuild even if the sources did not change")
     options = parser.parse_args(argv)
+    if options.asan:
+        return _main_asan(options.force)
     targets = [name for name in ("native", "wasm") if getattr(options, name)] or ["native", "wasm"]
     if "wasm" in targets:
         targets.append("relaxed")
@@ -286,6 +315,19 @@ def main(argv: list[str] | None = None) -> int:
             print(error, file=sys.stderr)
             status = 2
     return status
+
+
+def _main_asan(force: bool) -> int:
+    try:
+        path = build_native_sanitized(force=force, verbose=True)
+    except CompilerNotFound as error:
+        print(error)
+        return 1
+    except BuildFailed as error:
+        print(error, file=sys.stderr)
+        return 2
+    print(f"asan: {os.path.relpath(path)} ({os.path.getsize(path)} bytes)")
+    return 0
 
 
 if __name__ == "__main__":

@@ -26,6 +26,9 @@
 /* Integer vectors the width of wf_f32v / wf_f64v: comparison results and bit patterns live here. */
 typedef int32_t wf_i32v __attribute__((vector_size(WF_VECTOR_BYTES)));
 typedef int64_t wf_i64v __attribute__((vector_size(WF_VECTOR_BYTES)));
+/* Unsigned twins, for bit arithmetic that may wrap (signed overflow is undefined behaviour, even in vectors). */
+typedef uint32_t wf_u32v __attribute__((vector_size(WF_VECTOR_BYTES)));
+typedef uint64_t wf_u64v __attribute__((vector_size(WF_VECTOR_BYTES)));
 
 /* mask ? a : b, lane by lane (masks are all-ones or all-zeros lanes, as comparisons return). */
 static inline wf_f32v wf_select_f32v(wf_i32v mask, wf_f32v a, wf_f32v b) {
@@ -89,7 +92,9 @@ static inline wf_f32v wf_log_f32v(wf_f32v x) {
     wf_i32v subnormal = x < 1.17549435e-38f;      /* (also true for 0 and negatives: fixed below) */
     wf_f32v scaled = wf_select_f32v(subnormal, x * 8388608.0f, x);
     wf_i32v k = subnormal & -23;
-    wf_i32v ix = (wf_i32v)scaled - 0x3f3504f3;    /* bits of sqrt(1/2): m lands in [sqrt(1/2), sqrt(2)) */
+    /* bits of sqrt(1/2): m lands in [sqrt(1/2), sqrt(2)). Unsigned: a negative x's bits would overflow an int
+     * (its lane is replaced by NaN below, but the overflow itself is undefined; UBSan, make test-asan). */
+    wf_i32v ix = (wf_i32v)((wf_u32v)scaled - 0x3f3504f3u);
     k += ix >> 23;
     wf_f32v m = (wf_f32v)((ix & 0x007fffff) + 0x3f3504f3);
     wf_f32v f = m - 1.0f;
@@ -163,7 +168,7 @@ static inline wf_f64v wf_log_f64v(wf_f64v x) {
     wf_i64v subnormal = x < 2.2250738585072014e-308;
     wf_f64v scaled = wf_select_f64v(subnormal, x * 18014398509481984.0, x); /* 2^54 */
     wf_i64v k = subnormal & -54;
-    wf_i64v ix = (wf_i64v)scaled - 0x3FE6A09E667F3BCDLL;
+    wf_i64v ix = (wf_i64v)((wf_u64v)scaled - 0x3FE6A09E667F3BCDULL);  /* unsigned: as in wf_log_f32v */
     k += ix >> 52;
     wf_f64v m = (wf_f64v)((ix & 0x000fffffffffffffLL) + 0x3FE6A09E667F3BCDLL);
     wf_f64v f = m - 1.0;

@@ -22,8 +22,10 @@ in Python, whose per-slice cost showed (conv2 forward, batch 50, 2 threads: 2 sl
 3.59, 16 slices 4.55), and then Python's thread pool, whose worker starts 40-70 us late (conv2 forward,
 batch 50, 2 threads, min of 100 interleaved: 2.84-3.11 -> 2.76-3.04 ms); a thread that starts late or
 runs slower simply takes fewer images.
-Native builds only for now: inside Pyodide (wasm, 4-float vectors and 16 registers) the im2col path stays,
-since that is the one measured there (benchmarks/wasm).
+Inside Pyodide (wasm, 4-float vectors, no NumPy, one thread) the forward and filter-gradient paths apply too
+(output channels a multiple of 4), and the input gradient too (its flipped filter built by array slices).
+Measured in Pyodide/Node, the MNIST page's conv net (TensorFlow.js's example: 5x5x1->8 and 5x5x8->16, batch
+64, one SGD step, load average ~7 on 2 cores): im2col 22.9 ms -> direct forward and filter gradient 10.9 ms.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.backends.c import parallel
 from webflow.backends.c.adapters import aligned, check, empty, fn, ptr
 from webflow.backends.c.conv_shape import Conv2DShape
-from webflow.backends.c.library import IN_PYODIDE, INT, PTR, SIZE, declare
+from webflow.backends.c.library import INT, PTR, SIZE, declare
 from webflow.framework import dtypes
 
 declare("wf_conv2d_direct_lanes", [], SIZE)
@@ -57,7 +59,7 @@ def lanes() -> int:
 
 
 def _whole_vectors(channels: int) -> bool:
-    return not IN_PYODIDE and channels % lanes() == 0
+    return channels % lanes() == 0
 
 
 def forward_applies(shape: Conv2DShape) -> bool:
@@ -65,7 +67,7 @@ def forward_applies(shape: Conv2DShape) -> bool:
 
 
 def input_grad_applies(shape: Conv2DShape) -> bool:
-    return HAVE_NUMPY and shape.stride_height == 1 and shape.stride_width == 1 and _whole_vectors(shape.in_channels)
+    return shape.stride_height == 1 and shape.stride_width == 1 and _whole_vectors(shape.in_channels)
 
 
 def filter_grad_applies(shape: Conv2DShape) -> bool:
@@ -101,13 +103,28 @@ def input_grad(shape: Conv2DShape, filter: Any, out_backprop: Any, out: Any) -> 
     is the forward windows that read input row i, with the taps in reverse order: so the padding before is
     (kh-1)*dh - pad_top, and tap a of the flipped filter is tap kh-1-a of the original."""
     kh, kw, channels, out_channels = filter.shape
-    flipped = empty((kh, kw, out_channels, channels), dtypes.float32)
-    flipped[...] = filter[::-1, ::-1].transpose(0, 1, 3, 2)
+    flipped = _flipped(filter)
     transposed = Conv2DShape(
         shape.batch, shape.out_height, shape.out_width, out_channels, kh, kw, channels, 1, 1,
         shape.dilation_height, shape.dilation_width, (kh - 1) * shape.dilation_height - shape.pad_top,
         (kw - 1) * shape.dilation_width - shape.pad_left, shape.in_height, shape.in_width)
     return forward(transposed, out_backprop, flipped, out)
+
+
+def _flipped(filter: Any) -> Any:  # noqa: A002
+    """The filter [kh, kw, in, out] flipped in space with its channel axes swapped: [kh, kw, out, in]."""
+    kh, kw, channels, out_channels = filter.shape
+    flipped = empty((kh, kw, out_channels, channels), dtypes.float32)
+    if HAVE_NUMPY and type(filter) is np.ndarray:
+        flipped[...] = filter[::-1, ::-1].transpose(0, 1, 3, 2)
+        return flipped
+    values, out, taps = filter.data, flipped.data, channels * out_channels   # CArrays: flat array.array("f")
+    for a in range(kh):
+        for b in range(kw):
+            source, target = ((kh - 1 - a) * kw + (kw - 1 - b)) * taps, (a * kw + b) * taps
+            for o in range(out_channels):   # column o of the tap's [in, out] block is row o of [out, in]
+                out[target + o * channels:target + (o + 1) * channels] = values[source + o:source + taps:out_channels]
+    return flipped
 
 
 def filter_grad(shape: Conv2DShape, input: Any, out_backprop: Any, filter_shape: tuple) -> Any:  # noqa: A002
@@ -117,11 +134,14 @@ def filter_grad(shape: Conv2DShape, input: Any, out_backprop: Any, filter_shape:
     gradients are added in slice order, so the sum does not depend on which thread ran which slice."""
     name = "wf_conv2d_direct_filter_grad_f32"
     threads, work_len = _threads(shape), fn("wf_conv2d_direct_filter_workspace_f32")(ctypes.byref(shape))
-    slices = max(1, min(threads * FILTER_SLICES_PER_THREAD, shape.batch))
+    # Without NumPy (Pyodide: one thread) one slice, so no sum of slices is needed.
+    slices = max(1, min(threads * FILTER_SLICES_PER_THREAD, shape.batch)) if HAVE_NUMPY else 1
     grads = empty((slices, *filter_shape), dtypes.float32)
     work = empty(threads * work_len, dtypes.float32)
     check(fn(name)(ctypes.byref(shape), ptr(input), ptr(out_backprop), ptr(grads), slices, ptr(work), work_len,
                    threads), name)
+    if slices == 1:
+        return grads.reshape(filter_shape)
     for part in grads[1:]:
         np.add(grads[0], part, out=grads[0])
     return grads[0]

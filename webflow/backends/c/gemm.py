@@ -59,10 +59,11 @@ def _gemm_args(a_shape: Any, b_shape: Any, transpose_a: bool, transpose_b: bool)
     return m, n, k, k_b
 
 
-# Float32 products with a thin side (a dense layer at a small batch: its forward, weight and input gradients) run
-# gemm_thin.c from 2^22 multiply-adds, where it beats OpenBLAS; figures: benchmarks/FIGURES.md, "Thin MatMuls".
+# Float32 products with a thin side (a dense layer at a small batch: its forward, weight and input gradients; an
+# LSTM step's gates) run gemm_thin.c from 2^20 multiply-adds, where it beats OpenBLAS (which, multithreaded on a
+# loaded machine, can take 100x longer); figures: benchmarks/FIGURES.md, "Thin MatMuls", "Small MatMuls".
 THIN_MAX = 128
-THIN_MIN_MULTIPLY_ADDS = 1 << 22
+THIN_MIN_MULTIPLY_ADDS = 1 << 20
 
 
 def _thin_graph_product(op: Any) -> bool:
@@ -76,7 +77,7 @@ def _thin_graph_product(op: Any) -> bool:
     return k == k_b and _thin_kernel(c_suffix, m, n, k, *transposes) is not None
 
 
-@c_kernel(dtypes=FLOATS, min_size=1 << 14, wins=_thin_graph_product)
+@c_kernel(dtypes=FLOATS, min_size=1 << 10, wins=_thin_graph_product)  # A's size; a thin side decides (above)
 def matmul(a: Any, b: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
     """wf_gemm_<t>: C = op(A) op(B) (float32 with a thin side: wf_gemm_few_rows_f32 / wf_gemm_outer_f32)."""
     c_suffix = suffix(a)

@@ -13,6 +13,8 @@
   are valid inside the kernels): webflow_kernels_relaxed.wasm when the JS engine has relaxed SIMD (a tiny
   probe module passes `WebAssembly.validate`: Chromium; Node 20 with --experimental-wasm-relaxed-simd),
   else webflow_kernels.wasm. `wasm_variant()` says which; env WEBFLOW_WASM_RELAXED=0/1 forces one.
+  Env WEBFLOW_C_LIBRARY=<path> loads that native library instead of building one (the AddressSanitizer
+  build of `make test-asan`, tools/test_asan.py); `library_path()` says which file was loaded.
   No compiler: `available()` is False, the reason is in `unavailable_reason()`, and callers use NumPy.
 - Buffers: `address(x)` is the pointer to pass for a NumPy array (zero-copy), an `array.array`, a ctypes
   array or any writable buffer; `float_array(n)` / `double_array(n)` allocate without NumPy.
@@ -40,6 +42,7 @@ VOID = None
 
 IN_PYODIDE = sys.platform == "emscripten"
 ENV_DISABLE = "WEBFLOW_DISABLE_C"  # set to 1 to force the NumPy kernels
+ENV_LIBRARY = "WEBFLOW_C_LIBRARY"  # path of a prebuilt native library to load instead of building (make test-asan)
 ENV_RELAXED = "WEBFLOW_WASM_RELAXED"  # Pyodide: 1 = the relaxed-SIMD module (error if it cannot load), 0 = baseline
 BASELINE, RELAXED = "simd128", "relaxed-simd"  # the two wasm module variants (wasm_variant())
 
@@ -58,7 +61,7 @@ RELAXED_SIMD_PROBE = bytes([
 _declarations: dict[str, tuple[list[Any], Any]] = {}
 _functions: dict[str, Any] = {}
 _lock = threading.Lock()
-_state: dict[str, Any] = {"library": None, "error": None, "tried": False, "variant": None}
+_state: dict[str, Any] = {"library": None, "error": None, "tried": False, "variant": None, "path": None}
 
 
 class CLibraryUnavailable(RuntimeError):
@@ -118,15 +121,19 @@ def _load() -> Any:
         if not os.path.exists(path):
             raise CLibraryUnavailable("webflow: webflow_kernels.wasm is not in the package; using the NumPy kernels")
         _state["variant"] = variant
+    elif os.environ.get(ENV_LIBRARY):  # e.g. the sanitised build: never built here, loaded as given
+        path = os.environ[ENV_LIBRARY]
     else:
         try:
             path = build.build_native()
         except (build.CompilerNotFound, build.BuildFailed) as error:
             raise CLibraryUnavailable(str(error).splitlines()[0]) from error
     try:
-        return ctypes.CDLL(path)
+        loaded = ctypes.CDLL(path)
     except OSError as error:
         raise CLibraryUnavailable(f"webflow: cannot load {path}: {error}") from error
+    _state["path"] = path
+    return loaded
 
 
 def library() -> Any:
@@ -156,6 +163,11 @@ def available() -> bool:
 def unavailable_reason() -> str | None:
     """Why the C kernels are not available (one line), or None if they are."""
     return None if available() else _state["error"]
+
+
+def library_path() -> str | None:
+    """The file the C kernels were loaded from (None when there are none)."""
+    return _state["path"] if available() else None
 
 
 def backend_name() -> str:
@@ -225,7 +237,7 @@ def double_array(size_or_values: Any) -> array.array:
 
 __all__ = [
     "PTR", "SIZE", "INT", "F32", "F64", "VOID", "IN_PYODIDE", "CLibraryUnavailable",
-    "declare", "declared", "library", "available", "unavailable_reason", "backend_name", "function",
+    "declare", "declared", "library", "library_path", "available", "unavailable_reason", "backend_name", "function",
     "wasm_variant", "engine_has_relaxed_simd", "choose_wasm_module", "BASELINE", "RELAXED", "RELAXED_SIMD_PROBE",
     "address", "float_array", "double_array",
 ]

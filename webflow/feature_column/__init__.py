@@ -1,0 +1,13 @@
+"""`tf.feature_column` (TensorFlow <= 2.15): column descriptions and `input_layer` for Estimators."""
+
+# ruff: noqa: F401
+from webflow.feature_column.api import (
+    bucketized_column,
+    categorical_column_with_hash_bucket,
+    categorical_column_with_identity,
+    categorical_column_with_vocabulary_list,
+    embedding_column,
+    indicator_column,
+    input_layer,
+    numeric_column,
+)

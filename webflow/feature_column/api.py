@@ -1,0 +1,128 @@
+"""The `tf.feature_column` constructors and `input_layer` (TensorFlow <= 2.15's names and defaults)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from webflow.feature_column.columns import (
+    BucketizedColumn,
+    EmbeddingColumn,
+    HashBucketColumn,
+    IdentityColumn,
+    IndicatorColumn,
+    NumericColumn,
+    VocabularyListColumn,
+    concat_columns,
+)
+from webflow.framework import dtypes
+
+
+def numeric_column(key: str, shape: Any = (1,), default_value: Any = None, dtype: Any = dtypes.float32,
+                   normalizer_fn: Any = None) -> NumericColumn:
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if not dtypes.as_dtype(dtype).is_floating and not dtypes.as_dtype(dtype).is_integer:
+        raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
+    return NumericColumn(key, shape, default_value, dtypes.as_dtype(dtype), normalizer_fn)
+
+
+def bucketized_column(source_column: Any, boundaries: Any) -> BucketizedColumn:
+    if not isinstance(source_column, NumericColumn):
+        raise ValueError(f"source_column must be a column generated with numeric_column(). Given: {source_column}")
+    if list(boundaries) != sorted(boundaries) or len(set(boundaries)) != len(boundaries):
+        raise ValueError(f"boundaries must be a sorted list. boundaries: {boundaries}")
+    return BucketizedColumn(source_column, boundaries)
+
+
+def categorical_column_with_vocabulary_list(key: str, vocabulary_list: Any, dtype: Any = None,
+                                            default_value: int = -1, num_oov_buckets: int = 0) -> Any:
+    vocabulary = tuple(vocabulary_list)
+    if not vocabulary:
+        raise ValueError(f"vocabulary_list {vocabulary_list} must be non-empty, column_name: {key}")
+    if len(set(vocabulary)) != len(vocabulary):
+        raise ValueError(f"Duplicate keys in vocabulary_list {vocabulary_list}, column_name: {key}")
+    if num_oov_buckets and default_value != -1:
+        raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
+    if dtype is None:
+        dtype = dtypes.string if isinstance(vocabulary[0], str) else dtypes.int64
+    return VocabularyListColumn(key, vocabulary, dtypes.as_dtype(dtype), default_value, num_oov_buckets)
+
+
+def categorical_column_with_identity(key: str, num_buckets: int, default_value: Any = None) -> IdentityColumn:
+    if num_buckets < 1:
+        raise ValueError(f"num_buckets {num_buckets} < 1, column_name {key}")
+    if default_value is not None and not 0 <= default_value < num_buckets:
+        raise ValueError(f"default_value {default_value} not in range [0, {num_buckets}), column_name {key}")
+    return IdentityColumn(key, num_buckets, default_value)
+
+
+def categorical_column_with_hash_bucket(key: str, hash_bucket_size: int, dtype: Any = dtypes.string) -> Any:
+    if hash_bucket_size is None or hash_bucket_size < 1:
+        raise ValueError(f"hash_bucket_size must be at least 1. hash_bucket_size: {hash_bucket_size}, key: {key}")
+    return HashBucketColumn(key, hash_bucket_size, dtypes.as_dtype(dtype))
+
+
+def indicator_column(categorical_column: Any) -> IndicatorColumn:
+    return IndicatorColumn(categorical_column)
+
+
+def embedding_column(categorical_column: Any, dimension: int, combiner: str = "mean", initializer: Any = None,
+                     ckpt_to_load_from: Any = None, tensor_name_in_ckpt: Any = None, max_norm: Any = None,
+                     trainable: bool = True, use_safe_embedding_lookup: bool = True) -> EmbeddingColumn:
+    if dimension is None or dimension < 1:
+        raise ValueError(f"Invalid dimension {dimension}.")
+    if initializer is not None and not callable(initializer):
+        raise ValueError(f"initializer must be callable if specified. Embedding of column_name: "
+                         f"{categorical_column.name}")
+    return EmbeddingColumn(categorical_column, dimension, combiner, initializer, max_norm, trainable)
+
+
+def _embedding_weights(column: EmbeddingColumn, trainable: bool, collections: Any) -> Any:
+    from webflow.ops.init_ops import TruncatedNormal
+    from webflow.ops.variable_scope import get_variable
+    initializer = column.initializer or TruncatedNormal(mean=0.0, stddev=1.0 / math.sqrt(column.dimension))
+    return get_variable("embedding_weights", [column.categorical_column.num_buckets, column.dimension],
+                        dtypes.float32, initializer=initializer, trainable=trainable and column.trainable,
+                        collections=collections)
+
+
+def _check_unique_names(columns: list) -> None:
+    seen: dict = {}
+    for column in sorted(columns, key=lambda c: c.name):
+        if column.name in seen:
+            raise ValueError(f"Duplicate feature column name found for columns: {seen[column.name]} and {column}. "
+                             "This usually means that these columns refer to same base feature. Either one must "
+                             "be discarded or a duplicated but renamed item must be inserted in features dict.")
+        seen[column.name] = column
+
+
+def input_layer(features: dict, feature_columns: Any, weight_collections: Any = None, trainable: bool = True,
+                cols_to_vars: Any = None, cols_to_output_tensors: Any = None) -> Any:
+    """One `[batch, sum of widths]` float32 tensor: each dense column's output, columns sorted by name."""
+    from webflow.ops.variable_scope import variable_scope
+    columns = list(feature_columns)
+    if not columns:
+        raise ValueError("feature_columns must not be empty.")
+    for column in columns:
+        if not hasattr(column, "dense_tensor"):
+            raise ValueError(f"Items of feature_columns must be a DenseColumn. You can wrap a categorical column "
+                             f"with an embedding_column or indicator_column. Given: {column}")
+    _check_unique_names(columns)
+    collections = None
+    if weight_collections:
+        collections = list(weight_collections) + ["variables"]
+    outputs = []
+    with variable_scope(None, default_name="input_layer", values=list(features.values())):
+        for column in sorted(columns, key=lambda c: c.name):
+            with variable_scope(None, default_name=column.name):
+                if isinstance(column, EmbeddingColumn):
+                    weights = _embedding_weights(column, trainable, collections)
+                    if cols_to_vars is not None:
+                        cols_to_vars[column] = [weights]
+                    tensor = column.dense_tensor(features, weights)
+                else:
+                    tensor = column.dense_tensor(features)
+                if cols_to_output_tensors is not None:
+                    cols_to_output_tensors[column] = tensor
+                outputs.append(tensor)
+        return concat_columns(outputs)
