@@ -6,6 +6,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 # TensorFlow is a test oracle only, in its own venv: webflow never imports it.
 TF_VENV := .venv-tf
+# tf.estimator's oracle: TensorFlow 2.15 (the last with tf.estimator) runs on Python <= 3.11 (tests/estimator/).
+TF215_PYTHON ?= python3.11
+TF215_VENV := .venv-tf215
 # PyTorch is a benchmark peer only (make bench-cnn), never a dependency.
 TORCH_VENV := .venv-torch
 # NumPy built without BLAS (as Pyodide's is): a benchmark peer only (make bench-wasm); compiles ~10 min.
@@ -44,6 +47,12 @@ $(NOBLAS_VENV)/.installed:
 	touch $@
 
 oracle: $(TF_VENV)/.installed
+
+$(TF215_VENV)/.installed:
+	$(TF215_PYTHON) -m venv $(TF215_VENV)
+	$(TF215_VENV)/bin/python -m pip install -q --upgrade pip
+	$(TF215_VENV)/bin/python -m pip install -q tensorflow-cpu==2.15.1 tensorflow-estimator==2.15.0
+	touch $@
 
 $(PROTOC_VENV)/.installed-$(GRPCIO_TOOLS):
 	$(PYTHON) -m venv $(PROTOC_VENV)
@@ -105,8 +114,10 @@ tfjs:
 
 # WEBFLOW_REQUIRE_BROWSER=1: a missing chromium, npm, built site or protoc venv fails their tests instead of skipping.
 # (.venv-protoc: tests/io/test_protos.py checks the committed *_pb2.py are what the .proto files generate.)
-test: $(VENV)/.installed $(TF_VENV)/.installed $(PROTOC_VENV)/.installed-$(GRPCIO_TOOLS) lint wasm pyodide tfjs labext site
-	WEBFLOW_REQUIRE_BROWSER=1 WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(DATA)} \
+test: $(VENV)/.installed $(TF_VENV)/.installed $(TF215_VENV)/.installed $(PROTOC_VENV)/.installed-$(GRPCIO_TOOLS) \
+		lint wasm pyodide tfjs labext site
+	WEBFLOW_REQUIRE_BROWSER=1 WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python \
+		WEBFLOW_TF215_PYTHON=$(CURDIR)/$(TF215_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(DATA)} \
 		$(PY) -m pytest -q
 
 # Fuzzed readers, the long run (tests/fuzz/README.md; not part of `make test`, whose tests/fuzz/ run is small):

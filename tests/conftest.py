@@ -29,6 +29,12 @@ def pytest_configure(config):
         selection.set_backend(name)
 
 
+def pytest_collection_finish(session):
+    # a test module may switch modes when it is imported: module-scoped fixtures, set up before any test's own
+    # reset, start from the defaults too
+    _reset_webflow_state()
+
+
 @pytest.fixture(autouse=True)
 def _fresh_webflow_state():
     # before the test too: a test module may switch modes when it is imported (collection runs before any test)

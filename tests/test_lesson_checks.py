@@ -12,6 +12,7 @@ import os
 import sys
 
 import pytest
+from lesson_check_helpers import fails_with
 
 LESSONS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lessons")
 sys.path.insert(0, LESSONS)
@@ -25,15 +26,6 @@ tf.disable_v2_behavior()
 
 def verdict(checker, *answer) -> checks.Verdict:
     return checker(*answer, quiet=True)
-
-
-def fails_with(checker, answer, *words: str) -> None:
-    """The checker rejects `answer` with a hint naming each of `words`."""
-    result = verdict(checker, answer)
-    assert not result.passed, result.message
-    assert "not yet" in result.message or "not started" in result.message, result.message
-    for word in words:
-        assert word in result.message, (word, result.message)
 
 
 # --- the mechanism --------------------------------------------------------------------------------------------

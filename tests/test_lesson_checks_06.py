@@ -10,6 +10,7 @@ import os
 import sys
 
 import pytest
+from lesson_check_helpers import fails_with
 
 LESSONS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lessons")
 sys.path.insert(0, LESSONS)
@@ -19,15 +20,6 @@ import checks_06 as lesson6  # noqa: E402
 import webflow.compat.v1 as tf  # noqa: E402
 
 tf.disable_v2_behavior()
-
-
-def fails_with(checker, answer, *words: str) -> None:
-    """The checker rejects `answer` with a hint naming each of `words`."""
-    result = checker(answer, quiet=True)
-    assert not result.passed, result.message
-    assert "not yet" in result.message or "not started" in result.message, result.message
-    for word in words:
-        assert word in result.message, (word, result.message)
 
 
 def blank(*args): ...

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.keras import backend
+from webflow.keras.serialization import get_by_name, serialize_keras_object
 from webflow.ops import unary_math_ops
 from webflow.ops.logic_ops import greater_equal
 from webflow.ops.math_ops import cast
@@ -89,20 +90,11 @@ _BY_NAME = {"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm, "min_
 
 def get(identifier: Any) -> Any:
     """None, a name (`"max_norm"`), a config dict or a callable."""
-    if identifier is None or callable(identifier):
-        return identifier
-    if isinstance(identifier, str) and identifier in _BY_NAME:
-        return _BY_NAME[identifier]()
-    if isinstance(identifier, dict) and identifier.get("class_name") in _BY_NAME:
-        return _BY_NAME[identifier["class_name"]](**identifier.get("config", {}))
-    raise ValueError(f"Could not interpret constraint function identifier: {identifier}")
+    return get_by_name(identifier, _BY_NAME, "constraint function")
 
 
 def serialize(constraint: Any) -> Any:
-    if constraint is None:
-        return None
-    return {"module": "keras.constraints", "class_name": type(constraint).__name__,
-            "config": constraint.get_config(), "registered_name": None}
+    return None if constraint is None else serialize_keras_object(constraint, "keras.constraints")
 
 
 __all__ = ["Constraint", "MaxNorm", "NonNeg", "UnitNorm", "MinMaxNorm", "max_norm", "non_neg", "unit_norm",

@@ -25,6 +25,7 @@ from webflow.keras.initializer_classes import (
     VarianceScaling,
     Zeros,
 )
+from webflow.keras.serialization import serialize_keras_object
 
 _CLASSES = (Zeros, Ones, Constant, RandomUniform, RandomNormal, TruncatedNormal, VarianceScaling, GlorotUniform,
             GlorotNormal, LecunNormal, LecunUniform, HeNormal, HeUniform, Orthogonal, Identity)
@@ -39,8 +40,7 @@ _BY_NAME = {**{cls.__name__: cls for cls in _CLASSES}, **_ALIASES}
 
 
 def serialize(initializer: Any) -> dict:
-    return {"module": "keras.initializers", "class_name": type(initializer).__name__,
-            "config": initializer.get_config(), "registered_name": None}
+    return serialize_keras_object(initializer, "keras.initializers")
 
 
 def deserialize(config: dict, custom_objects: Any = None) -> Any:

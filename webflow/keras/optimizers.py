@@ -16,6 +16,7 @@ from webflow.autodiff.tape import GradientTape
 from webflow.framework import context, dtypes
 from webflow.keras import backend, optimizer_options, optimizers_more, schedules
 from webflow.keras.schedules import LearningRateSchedule
+from webflow.keras.serialization import serialize_keras_object
 from webflow.ops import unary_math_ops
 from webflow.ops.resource_variable_ops import ResourceVariable
 
@@ -246,8 +247,7 @@ _BY_NAME.update({"adamw": AdamW, "adadelta": Adadelta, "adamax": Adamax, "nadam"
 
 def serialize(optimizer: Optimizer) -> dict:
     """{"module", "class_name", "config", "registered_name"} as tf_keras writes it."""
-    return {"module": "keras.optimizers", "class_name": type(optimizer).__name__,
-            "config": optimizer.get_config(), "registered_name": None}
+    return serialize_keras_object(optimizer, "keras.optimizers")
 
 
 def deserialize(config: dict, custom_objects: Any = None) -> Optimizer:

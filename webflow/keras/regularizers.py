@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.keras.backend import cast_to_floatx as _float32  # 0.01 is 0.009999999776482582 in a config
+from webflow.keras.serialization import get_by_name, serialize_keras_object
 from webflow.ops import unary_math_ops
 from webflow.ops.constants import constant
 from webflow.ops.sum_mean_ops import reduce_sum
@@ -82,20 +83,11 @@ _BY_NAME = {"l1": L1, "l2": L2, "l1_l2": l1_l2, "L1": L1, "L2": L2, "L1L2": L1L2
 
 def get(identifier: Any) -> Any:
     """None, a name (`"l2"`: L2(0.01)), a config dict or a callable."""
-    if identifier is None or callable(identifier):
-        return identifier
-    if isinstance(identifier, str) and identifier in _BY_NAME:
-        return _BY_NAME[identifier]()
-    if isinstance(identifier, dict) and identifier.get("class_name") in _BY_NAME:
-        return _BY_NAME[identifier["class_name"]](**identifier.get("config", {}))
-    raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
+    return get_by_name(identifier, _BY_NAME, "regularizer")
 
 
 def serialize(regularizer: Any) -> Any:
-    if regularizer is None:
-        return None
-    return {"module": "keras.regularizers", "class_name": type(regularizer).__name__,
-            "config": regularizer.get_config(), "registered_name": None}
+    return None if regularizer is None else serialize_keras_object(regularizer, "keras.regularizers")
 
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "l1", "l2", "l1_l2", "get", "serialize"]

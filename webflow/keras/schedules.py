@@ -7,6 +7,7 @@ from typing import Any
 
 from webflow.framework import dtypes
 from webflow.keras import backend
+from webflow.keras.serialization import serialize_keras_object
 from webflow.ops.binary_math_ops import pow as power
 from webflow.ops.math_ops import cast
 from webflow.ops.unary_math_ops import floor
@@ -188,8 +189,7 @@ class CosineDecayRestarts(LearningRateSchedule):
 
 
 def serialize(schedule: LearningRateSchedule) -> dict:
-    return {"module": "keras.optimizers.schedules", "class_name": type(schedule).__name__,
-            "config": schedule.get_config(), "registered_name": None}
+    return serialize_keras_object(schedule, "keras.optimizers.schedules")
 
 
 def deserialize(config: dict, custom_objects: Any = None) -> LearningRateSchedule:
