@@ -12,7 +12,7 @@ import os
 import sys
 
 import pytest
-from lesson_check_helpers import fails_with
+from lesson_check_helpers import fails_with, rerun_without_numpy
 
 LESSONS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lessons")
 sys.path.insert(0, LESSONS)
@@ -231,21 +231,7 @@ def test_8_3_log_losses(lesson8) -> None:
 # --- the same, without NumPy (as in the browser) and the pictures ---------------------------------------------
 def test_the_checkers_hold_without_numpy() -> None:
     """Every test above again in a child Python where `import numpy` fails, as in JupyterLite's kernel."""
-    if os.environ.get("WEBFLOW_LESSON_CHECKS_CHILD"):
-        pytest.skip("already the child run")
-    from webflow.backends.c import library as c_library
-
-    if not c_library.available():
-        pytest.skip(f"C kernels unavailable: {c_library.unavailable_reason()}")
-    import subprocess
-
-    program = ("import sys\nsys.modules['numpy'] = None\nimport pytest\n"
-               f"sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', {os.path.abspath(__file__)!r}]))\n")
-    env = dict(os.environ, WEBFLOW_LESSON_CHECKS_CHILD="1", OPENBLAS_NUM_THREADS="1")
-    env.pop("WEBFLOW_BACKEND", None)
-    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=600,
-                          cwd=os.path.dirname(LESSONS))
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    rerun_without_numpy(__file__)
 
 
 def test_pictures_are_well_formed_svg() -> None:

@@ -179,13 +179,18 @@ def _conv2d_backprop_input_grad(op: Any, grad: Any) -> list:
 
 
 # --- Conv2DBackpropFilter ---------------------------------------------------------------------------------
-def _backprop_filter_shape(inputs: list, attrs: dict) -> tuple:
-    x, sizes, _ = inputs
+def _rank4_from_sizes(sizes: Any, dtype: Any) -> tuple:
+    """The output spec of a backprop op whose shape is the 4-vector it is given (a filter's, or an input's)."""
     given = _sizes_as_shape(sizes)
     dims = (None,) * 4 if given.rank is None else given.as_tuple()
     if len(dims) != 4:
         raise ShapeError(f"Shape must be rank 4 but is rank {len(dims)}")
-    return output_spec(dims, x.dtype.base_dtype)
+    return output_spec(dims, dtype)
+
+
+def _backprop_filter_shape(inputs: list, attrs: dict) -> tuple:
+    x, sizes, _ = inputs
+    return _rank4_from_sizes(sizes, x.dtype.base_dtype)
 
 
 @register_op("Conv2DBackpropFilter", "Conv2DBackpropFilter", inputs=("input", "filter_sizes", "out_backprop"),

@@ -21,8 +21,15 @@ from webflow.backends.portable import depthwise_kernels as portable_depthwise
 from webflow.framework import dtypes
 from webflow.framework.windows import from_nhwc_dims, nhwc_dims, spatial_hw
 from webflow.ops import array_ops
-from webflow.ops.conv_ops import _EQUAL, _check_window_attrs, _dims, _output_dim, _sizes_as_shape
-from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.conv_ops import (
+    _EQUAL,
+    _backprop_filter_shape,
+    _check_window_attrs,
+    _dims,
+    _output_dim,
+    _rank4_from_sizes,
+)
+from webflow.ops.registry import apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import merge_dims
 
 DEPTHWISE_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -70,11 +77,7 @@ def _depthwise_conv2d_native_grad(op: Any, grad: Any) -> list:
 # --- DepthwiseConv2dNativeBackpropInput ---------------------------------------------------------------------
 def _backprop_input_shape(inputs: list, attrs: dict) -> tuple:
     sizes, w, _ = inputs
-    given = _sizes_as_shape(sizes)
-    dims = (None,) * 4 if given.rank is None else given.as_tuple()
-    if len(dims) != 4:
-        raise ShapeError(f"Shape must be rank 4 but is rank {len(dims)}")
-    return output_spec(dims, w.dtype.base_dtype)
+    return _rank4_from_sizes(sizes, w.dtype.base_dtype)
 
 
 @register_op("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropInput",
@@ -94,16 +97,7 @@ def _depthwise_backprop_input_grad(op: Any, grad: Any) -> list:
             apply_op("DepthwiseConv2dNative", [grad, w], attrs)]
 
 
-# --- DepthwiseConv2dNativeBackpropFilter --------------------------------------------------------------------
-def _backprop_filter_shape(inputs: list, attrs: dict) -> tuple:
-    x, sizes, _ = inputs
-    given = _sizes_as_shape(sizes)
-    dims = (None,) * 4 if given.rank is None else given.as_tuple()
-    if len(dims) != 4:
-        raise ShapeError(f"Shape must be rank 4 but is rank {len(dims)}")
-    return output_spec(dims, x.dtype.base_dtype)
-
-
+# --- DepthwiseConv2dNativeBackpropFilter (the shape rule is Conv2DBackpropFilter's) ---------------------------
 @register_op("DepthwiseConv2dNativeBackpropFilter", "DepthwiseConv2dNativeBackpropFilter",
              inputs=("input", "filter_sizes", "out_backprop"), shape=_backprop_filter_shape, same_dtype=(0, 2),
              allowed=DEPTHWISE_TYPES, portable=portable_depthwise.depthwise_backprop_filter)
