@@ -160,26 +160,19 @@ def split(total: int, run: Callable[[int, int], Any], min_part: int = 1) -> list
 # loaded machine such a product waits for a descheduled helper thread (an LSTM step's [32, 512] x [512, 160]:
 # ~33 ms instead of ~0.05); figures: benchmarks/FIGURES.md, "Small MatMuls".
 ONE_BLAS_THREAD = (1 << 18, 1 << 23)
-_small = {"active": 0, "saved": None, "lock": threading.Lock()}
 
 
 def with_one_blas_thread(run: Callable[..., Any], *args: Any) -> Any:
-    """run(*args) with NumPy's BLAS on one thread, then its thread count back (nested and concurrent calls: the
-    count goes back when the last of them ends)."""
+    """run(*args) with NumPy's BLAS on one thread in this thread, then its count back (the setter is OpenBLAS's
+    thread-local one, so concurrent and nested calls each restore their own thread's count)."""
     setter = _blas_threads_setter() if STATE.threads > 1 else None
     if setter is None:
         return run(*args)
-    with _small["lock"]:
-        if _small["active"] == 0:
-            _small["saved"] = setter(1)
-        _small["active"] += 1
+    previous = setter(1)
     try:
         return run(*args)
     finally:
-        with _small["lock"]:
-            _small["active"] -= 1
-            if _small["active"] == 0:
-                setter(_small["saved"])
+        setter(previous)
 
 
 __all__ = ["on_threads", "split", "threads", "set_threads", "with_one_blas_thread", "ONE_BLAS_THREAD"]
