@@ -256,6 +256,29 @@ def test_environment_variable_forces_the_backend():
     assert done.stdout.strip() == "numpy", done.stderr
 
 
+def test_first_eager_ops_from_several_threads_at_once():
+    # the first op to run resolves the backends (loads the C library); ops starting meanwhile in other threads must
+    # wait for it (they once found it half done and recursed without end)
+    code = """
+import threading
+import numpy as np, webflow as wf
+a, b = np.random.rand(32, 512).astype("f4"), np.random.rand(512, 160).astype("f4")
+start, errors = threading.Barrier(8), []
+def first_op():
+    start.wait()
+    try:
+        errors.append(float(np.abs(wf.matmul(a, b).numpy() - a @ b).max()) > 1e-3)
+    except Exception as error:
+        errors.append(repr(error)[:200])
+threads = [threading.Thread(target=first_op) for _ in range(8)]
+[thread.start() for thread in threads]
+[thread.join() for thread in threads]
+print(errors)
+"""
+    done = _run(code)
+    assert done.returncode == 0 and done.stdout.strip() == str([False] * 8), done.stdout + done.stderr[-2000:]
+
+
 # --- (d) no library: NumPy, said once --------------------------------------------------------------------------
 def test_disabled_c_falls_back_to_numpy_and_says_so_once():
     code = """

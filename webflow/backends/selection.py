@@ -23,6 +23,7 @@ on the size has `opdef.chooser = None` and its kernel in `opdef.kernel`, so eage
 from __future__ import annotations
 
 import os
+import threading
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -76,10 +77,19 @@ def get_backend() -> str:
     return STATE.forced or "auto"
 
 
+# Held while resolving: another thread's first op waits for the kernels to be set instead of finding `resolved`
+# already True while its op still has the resolving chooser (which then called itself without end).
+_RESOLVING = threading.RLock()
+
+
 def _resolve() -> None:
     """Checks (once per setting) whether the C kernels can run here; says so once when they cannot."""
-    if STATE.resolved:
-        return
+    with _RESOLVING:
+        if not STATE.resolved:
+            _resolve_now()
+
+
+def _resolve_now() -> None:
     STATE.resolved = True
     forced = STATE.forced
     if forced not in (None, C_BACKEND):  # numpy, or the other platform's C (wasm in CPython)
@@ -91,7 +101,7 @@ def _resolve() -> None:
     if reason and not STATE.warned:
         STATE.warned = True
         message = reason.removeprefix("webflow: ").split("; using the NumPy kernels")[0]
-        warnings.warn(f"webflow: {message}; using the NumPy kernels", RuntimeWarning, stacklevel=3)
+        warnings.warn(f"webflow: {message}; using the NumPy kernels", RuntimeWarning, stacklevel=4)
     STATE.generation += 1
     for opdef in _OPDEFS:
         apply(opdef)
