@@ -70,8 +70,10 @@ def build_wheels(out_dir: str) -> dict[str, str]:
 
 
 def build_pages(out_dir: str) -> None:
-    """Step 3: index.html, demo/ and common/ copied from site/ (static files: nothing is generated)."""
-    shutil.copy2(os.path.join(HERE, "index.html"), out_dir)
+    """Step 3: index.html, demo/ and common/ copied from site/ (static files; only index.html's chapter list is
+    made afresh from lessons/ by site/chapters.py, so the front page always lists the chapters there are)."""
+    chapters = _load(os.path.join(HERE, "chapters.py"), "webflow_site_chapters")
+    chapters.write_front_page(os.path.join(out_dir, "index.html"))
     target = os.path.join(out_dir, "demo")
     if os.path.isdir(target):
         shutil.rmtree(target)

@@ -42,6 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import build_pyodide  # noqa: E402
+import lite_policy  # noqa: E402
 
 LESSONS = os.path.join(REPO, "lessons")
 DEFAULT_OUT = os.path.join(HERE, "_build", "lite")
@@ -132,6 +133,7 @@ def build(out_dir: str = DEFAULT_OUT, webflow_wheel: str = "", pyodide_dir: str 
         done = subprocess.run(command, cwd=staging, capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
         raise LiteBuildFailed(f"jupyter lite build failed:\n{(done.stdout + done.stderr)[-4000:]}")
+    lite_policy.protect(out_dir)   # every page: its Content-Security-Policy (lite_policy.py)
 
 
 def _tools_wheels() -> ModuleType:

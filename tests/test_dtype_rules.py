@@ -52,6 +52,14 @@ BUILD_CASES = {
     "truediv_int32": "tf.constant([7]) / 2",
     "argmax_bool": "tf.argmax(tf.constant([True, False]))",
     "div_int": "tf.div(tf.constant([7]), 2)",
+    "reduce_sum_bool": "tf.reduce_sum(tf.constant([True, False]))",
+    "reduce_mean_bool": "tf.reduce_mean(tf.constant([True, False]))",
+    "add_bool": "tf.add(tf.constant([True]), tf.constant([True]))",
+    "add_operator_bool": "tf.constant([True]) + tf.constant([True])",
+    "subtract_bool": "tf.subtract(tf.constant([True]), tf.constant([True]))",
+    "multiply_bool": "tf.constant([True]) * tf.constant([True])",
+    "negative_uint8": "tf.negative(tf.constant([1], tf.uint8))",
+    "add_strings": "tf.add(tf.constant(['a']), tf.constant(['b']))",
 }
 
 PROGRAM = """

@@ -47,7 +47,8 @@ def run_notebook(path: str) -> None:
 
 def test_there_are_lessons() -> None:
     names = [os.path.basename(path) for path in LESSONS]
-    assert names[:3] == ["01_session_run.ipynb", "02_variables_and_gradients.ipynb", "03_mnist_softmax.ipynb"]
+    assert names[:4] == ["01_session_run.ipynb", "02_variables_and_gradients.ipynb",
+                         "03_automatic_differentiation.ipynb", "04_mnist.ipynb"]
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[os.path.basename(path) for path in LESSONS])

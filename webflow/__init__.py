@@ -26,6 +26,10 @@ from webflow import lookup, ragged, strings
 from webflow.ops.ragged_ops import RaggedTensor  # (importing ragged_ops gives RaggedTensor its op methods)
 from webflow.ops.string_convert_ops import as_string
 
+# --- space to batch (ops/space_batch_ops.py): TF2's tf.space_to_batch / tf.batch_to_space (block_shape first) ---
+from webflow.ops.space_batch_ops import batch_to_space_v2 as batch_to_space
+from webflow.ops.space_batch_ops import space_to_batch_v2 as space_to_batch
+
 # --- math (math.py): tf.math, and TF2 signatures of names TF1 spells differently ---
 from webflow import math
 from webflow.ops.logic_ops import where

@@ -12,6 +12,7 @@ from webflow.framework.dtypes import (
 )
 from webflow.framework.errors import OpError
 from webflow.framework.graph import Graph, GraphKeys, Operation
+from webflow.framework.init_scope import init_scope
 from webflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from webflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from webflow.framework.sparse_tensor_spec import SparseTensorSpec
@@ -24,6 +25,7 @@ from webflow.ops.script_ops import numpy_function, py_function  # Python functio
 from webflow.ops.constants import constant
 from webflow.autodiff.gradients import UnconnectedGradients
 from webflow.autodiff.tape import GradientTape
+from webflow.autodiff.custom_gradient import custom_gradient
 
 # --- math (ops/math_ops.py, matmul_ops.py, sum_mean_ops.py) ---
 from webflow.ops.math_ops import add, add_n, cast, divide, multiply, negative, subtract, truediv
@@ -52,6 +54,8 @@ from webflow.ops.manip_ops import (
     expand_dims_v2 as expand_dims, squeeze_v2 as squeeze, transpose_v2 as transpose,
 )
 from webflow.ops.pad_ops import pad_v2 as pad
+from webflow.ops.space_batch_ops import space_to_batch_nd  # ops/space_batch_ops.py, nn/space_to_batch.py
+from webflow.nn.space_to_batch import required_space_to_batch_paddings
 from webflow.ops.manip_ops import reverse as reverse_v2
 newaxis = None
 

@@ -105,7 +105,7 @@ export class GraphView {
     this.surface.append(svg('defs', {}, marker), this.viewport);
     this.tooltip = html('div', { class: 'wf-tooltip', hidden: '' });
     this.details = html('div', { class: 'wf-details', hidden: '' });
-    this.errorBox = html('div', { class: 'wf-error-panel', hidden: '' });
+    this.errorBox = html('div', { class: 'wf-error-slot', hidden: '' }); // a .wf-error-panel only while it shows an error
     this.profileBox = html('div', { class: 'wf-profile', hidden: '' });
     this.profile = new ProfilePanel((name) => this.select(name, true));
     this.profileBox.append(html('h3', {}, 'Profile'), this.profile.element);
@@ -324,6 +324,8 @@ export class GraphView {
     this.badge.hidden = !doc.live;
     this.root.classList.toggle('wf-live', Boolean(doc.live));
     this.errorBox.hidden = !doc.error;
+    // only a shown panel carries the class: a notebook's error panels are counted by it (lessons, tests)
+    this.errorBox.className = doc.error ? 'wf-error-panel' : 'wf-error-slot';
     if (doc.error) replaceChildren(this.errorBox, errorPanel(doc.error, (name) => this.select(name, true)));
     else replaceChildren(this.errorBox);
     this.profileBox.hidden = !doc.profile;

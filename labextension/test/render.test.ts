@@ -127,6 +127,16 @@ describe('GraphView', () => {
     expect(panel.querySelector('.wf-explanation')?.textContent).toBe('x has 2 columns\nbut w has 3 rows');
   });
 
+  it('is an error panel only while it shows an error (a notebook counts its panels by .wf-error-panel)', () => {
+    const doc = smallGraph();
+    const { host, view } = mount(doc);
+    expect(host.querySelectorAll('.wf-error-panel').length).toBe(0);
+    view.update({ ...doc, error: { node: 'add', type: 'ValueError', message: 'Dimensions must be equal' } });
+    expect(host.querySelectorAll('.wf-error-panel').length).toBe(1);
+    view.update({ ...doc, error: undefined });
+    expect(host.querySelectorAll('.wf-error-panel').length).toBe(0);
+  });
+
   it('shows a profile table sortable by duration and a timeline', () => {
     const doc = smallGraph();
     doc.profile = { total_us: 100, ops: [

@@ -22,6 +22,18 @@ const QUERY = new URLSearchParams(self.location.search);
 const INPUT = QUERY.get("input") === "tfdata" ? "tf.data" : "feed_dict";
 // ?model=cnn (the page's model chooser): the conv net; the tf.data mode keeps the MLP.
 const MODEL = QUERY.get("model") === "cnn" && INPUT === "feed_dict" ? "cnn" : "mlp";
+// ?epochs=N (a test hook: tests/browser/test_wasm_heap_soak.py): train N epochs instead of the model's own count.
+const EPOCHS = Number(QUERY.get("epochs")) || 0;
+let python = null;      // the Pyodide instance, for the memory figures each progress message carries
+
+// The WebAssembly heap's size (it only grows: a leak shows as growth) and the number of Python objects the
+// garbage collector tracks after a collection (the tf.data mode makes a few cycles a step: not a leak).
+function memory() {
+  const module = python._module;
+  const heap = module.HEAPU8 || (module.wasmMemory && new Uint8Array(module.wasmMemory.buffer));
+  return { wasm_heap_bytes: heap ? heap.buffer.byteLength : null,
+           python_objects: python.runPython("import gc; gc.collect(); len(gc.get_objects())") };
+}
 
 // tf.data mode: both .py files go to /home/pyodide/demo in Pyodide's file system and are imported as modules
 // (mnist_tfdata.py imports mnist_model); the model then writes its TFRecord under /tmp, also in memory.
@@ -33,7 +45,7 @@ async function tfDataDemo(pyodide) {
     pyodide.FS.writeFile(`/home/pyodide/demo/${name}`, source);
   }
   return pyodide.runPython("import sys\nsys.path.insert(0, '/home/pyodide/demo')\n" +
-                           "from mnist_tfdata import MnistTfDataDemo\nMnistTfDataDemo()");
+                           `from mnist_tfdata import MnistTfDataDemo\nMnistTfDataDemo(${EPOCHS > 0 ? `epochs=${EPOCHS}` : ""})`);
 }
 
 // The conv net's training images: mnist_cnn/'s two gzip IDX files copied into Pyodide's (in-memory) file system.
@@ -52,6 +64,7 @@ async function cnnTrainFolder(pyodide) {
 async function boot() {
   const start = performance.now();
   const { pyodide, bootMs, installMs } = await loadWebflow(post);
+  python = pyodide;
   post("status", { text: "Reading the MNIST sample and building the graph…" });
   if (INPUT === "tf.data") demo = await tfDataDemo(pyodide);
   else {
@@ -63,7 +76,11 @@ async function boot() {
       demo = pyodide.runPython(`MnistDemo(model="cnn", train_folder=Path("${folder}"))`);
     } else demo = pyodide.runPython(`MnistDemo(model="${MODEL}")`);
   }
-  const info = demo.info().toJs({ dict_converter: Object.fromEntries });
+  let info = demo.info().toJs({ dict_converter: Object.fromEntries });
+  if (EPOCHS > 0) {
+    demo.steps = Math.round(EPOCHS * info.train_examples / info.batch);
+    info = demo.info().toJs({ dict_converter: Object.fromEntries });
+  }
   const backend = pyodide.runPython("from webflow.backends.c import library\nlibrary.backend_name()");
   post("ready", { info, backend, input: INPUT, python: pyodide.runPython("import sys; sys.version.split()[0]"),
                   timings: { boot_ms: bootMs, install_ms: installMs, model_ms: since(start) - bootMs - installMs,
@@ -79,7 +96,7 @@ async function train() {
   const start = performance.now();
   for (;;) {
     const chunk = demo.train_chunk(CHUNK_STEPS).toJs({ dict_converter: Object.fromEntries });
-    post("progress", chunk);
+    post("progress", { ...chunk, ...memory() });
     if (chunk.step >= chunk.steps) break;
     await pause();
   }

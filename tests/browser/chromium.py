@@ -43,8 +43,11 @@ class RequestLog:
 
 
 @contextlib.contextmanager
-def chromium_page(origin: str, viewport: dict | None = None) -> Iterator[tuple]:
-    """A fresh Chromium (own profile folder) with one page; yields (page, RequestLog)."""
+def chromium_page(origin: str, viewport: dict | None = None, bypass_csp: bool = True) -> Iterator[tuple]:
+    """A fresh Chromium (own profile folder) with one page; yields (page, RequestLog).
+
+    The site's pages forbid evaluating strings (their Content-Security-Policy), which Playwright's
+    `wait_for_function` does: `bypass_csp=True` lifts the policy for such tests; test_csp.py keeps it on."""
     from playwright.sync_api import sync_playwright
 
     log = RequestLog(origin)
@@ -66,7 +69,7 @@ def chromium_page(origin: str, viewport: dict | None = None) -> Iterator[tuple]:
     with tempfile.TemporaryDirectory(prefix="wf-chromium-") as profile, sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             profile, executable_path=CHROMIUM, headless=True, args=FLAGS,
-            viewport=viewport or {"width": 1200, "height": 900})
+            viewport=viewport or {"width": 1200, "height": 900}, bypass_csp=bypass_csp)
         try:
             context.route("**/*", route)
             page = context.pages[0] if context.pages else context.new_page()

@@ -94,10 +94,15 @@ def test_one_error_panel_and_a_readable_large_graph(tmp_path: pytest.TempPathFac
             chromium.chromium_page(url, viewport={"width": 1400, "height": 1000}) as (page, log):
         page.goto(url + "/lab/tree/errors.ipynb", timeout=180_000)
         notebook = NotebookUI(page)
-        notebook.wait_idle()
-        for index in range(2):
-            notebook.run(index)
-            notebook.wait_done(index)
+        try:
+            notebook.wait_idle()
+            for index in range(2):
+                notebook.run(index)
+                notebook.wait_done(index)
+        except Exception:
+            page.screenshot(path=os.path.join(ARTIFACTS, "jupyterlab_failure.png"))
+            print("\n".join(log.console[-40:] + log.errors[-20:]))
+            raise
         out = notebook.output(1)
         out.locator(".wf-error-panel").first.wait_for(timeout=60_000)
         # one panel, and no IPython traceback printed beside it (only the cell's own print)

@@ -36,7 +36,16 @@ EXPECTED = {
                              "[[1.0, 4.0], [3.0, 8.0], [5.0, 12.0]]",
                              "You must feed a value for placeholder tensor 'x'"],  # InvalidArgumentError, caught
     "02_variables_and_gradients.ipynb": ["graph:   [-27.5, -9.5]", "by hand: [-27.5, -9.5]", "-27.5 -9.5"],
-    "03_mnist_softmax.ipynb": ["labels of the first ten images: [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]", "epoch 5: test loss"],
+    "03_automatic_differentiation.ipynb": ["engine:  [47.738391, 35.70522, 27.63719]", "gradients/AddN",
+                                           "∂²f/∂x² = 0.787382", "straight-through gradient: [2.0, 2.0, 2.0]",
+                                           "custom rule: [0.5, 0.88079", "Exercise 3.3: not started"],
+    "04_mnist.ipynb": ["labels of the first ten images: [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]", "ln 10: 2.302585",
+                       "MLP on 5,000 images", "tf.metrics: accuracy", "NumPy is not installed here",
+                       "Exercise 4.3: not started"],
+    "05_convolutions.ipynb": ["running in the browser (Pyodide)",
+                              "the pixels under the filter at output (0, 0)): [1.0, 2.0, 0.0, 1.0]",
+                              "'Conv2DBackpropFilter', 'Conv2DBackpropInput'", "equal: True",
+                              "150 steps in", "label 7  prediction 7", "Exercise 5.3: not started"],
     "06_broadcasting_and_shape_errors.ipynb": ["[[11.0, 21.0], [12.0, 22.0], [13.0, 23.0]]",
                                                "run with 5 images: tf.shape(logits) = [5, 10]",
                                                "Matrix size-incompatible: In[0]: [1,783], In[1]: [784,10]",
@@ -50,16 +59,39 @@ EXPECTED = {
     "09_recurrent_networks.ipynb": ["BasicLSTMCell h: [0.28956, 0.18637, 0.03182, -0.09325, -0.18603]",
                                     "step 4: row 0 h[0] = +0.27095   row 1 h[0] = +0.00000",
                                     "from the passage in this cell", "Exercise 9.3: not started"],
+    "10_high_level_apis.ipynb": ["Total params: 50890", "TF1 graph   scores of image 0", "image 0 predicted 7",
+                                 "no NumPy here (the browser): ModelCheckpoint left out", "Exercise 10.3: not started"],
+    "11_performance.ipynb": ["in the browser (Pyodide)", "forced wasm    ran on wasm",
+                             "zeros: {'float32': 0, 'float16': 16, 'float16, loss × 2**15': 0}",
+                             "float16 tensors need NumPy", "mixed_float16 computes in float16",
+                             "Exercise 11.3: not started"],
+    "12_beyond_one_machine.ipynb": ["the MatMul ran on: wasm", "after round 10: 0.", "their weighted average: 0.",
+                                    "lines changed: [('import webflow.compat.v1 as tf', "
+                                    "'import tensorflow.compat.v1 as tf')]",
+                                    "TensorFlow is not available here", "Exercise 12.3: not started"],
 }
 # Pictures a lesson must show, counted by CSS selector: its plots (lessons/plots.py, SVG outputs) and webflow's
 # TensorBoard panel (drawn by the labextension: its scalar-smoothing control).
 SVG_OUTPUT = '.jp-OutputArea-output[data-mime-type="image/svg+xml"]'
 TENSORBOARD_PANEL = ".jp-OutputArea-output .wf-tb-smoothing"
 ERROR_PANEL = ".jp-OutputArea-output .wf-error-panel"  # an explanation (webflow.lab.explain) shown as a cell's value
-PICTURES = {"06_broadcasting_and_shape_errors.ipynb": {SVG_OUTPUT: 1, ERROR_PANEL: 1},
+GRAPH_VIEW = ".jp-OutputArea-output .wf-graph-svg"  # a Graph as a cell's value: the live graph view
+# Lessons whose pictures are kept as screenshots (one PNG per picture, in order), in $WEBFLOW_ARTIFACTS or
+# tests/lab/artifacts/, under issue28/.
+SCREENSHOTS = {"03_automatic_differentiation.ipynb": [SVG_OUTPUT, GRAPH_VIEW], "04_mnist.ipynb": [SVG_OUTPUT],
+               "05_convolutions.ipynb": [SVG_OUTPUT, GRAPH_VIEW],
+               "11_performance.ipynb": [SVG_OUTPUT], "12_beyond_one_machine.ipynb": [SVG_OUTPUT]}
+ARTIFACTS = os.path.join(os.environ.get("WEBFLOW_ARTIFACTS") or os.path.join(HERE, "..", "lab", "artifacts"), "issue28")
+PICTURES = {"03_automatic_differentiation.ipynb": {SVG_OUTPUT: 2, GRAPH_VIEW: 1},
+            "04_mnist.ipynb": {SVG_OUTPUT: 8},
+            "05_convolutions.ipynb": {SVG_OUTPUT: 8, GRAPH_VIEW: 2},  # the CNN's graph; lab.watch of its training
+            "06_broadcasting_and_shape_errors.ipynb": {SVG_OUTPUT: 1, ERROR_PANEL: 1},
             "07_input_pipelines.ipynb": {SVG_OUTPUT: 2},
             "08_saving_and_tensorboard.ipynb": {SVG_OUTPUT: 2, TENSORBOARD_PANEL: 1},
-            "09_recurrent_networks.ipynb": {SVG_OUTPUT: 1}}
+            "09_recurrent_networks.ipynb": {SVG_OUTPUT: 1},
+            "10_high_level_apis.ipynb": {SVG_OUTPUT: 1},
+            "11_performance.ipynb": {SVG_OUTPUT: 5},  # without NumPy: no float16 training curves
+            "12_beyond_one_machine.ipynb": {SVG_OUTPUT: 3}}
 # After lesson 01 (which imported webflow): protobuf, installed with webflow from the site's Pyodide lock (webflow's
 # entry depends on it: site/build_lite.py), then imported and used for a tf.train.Example. Run in the lesson's kernel
 # through JupyterLab's API, one request each: the kernel loads lock packages named by a request's imports first,
@@ -135,6 +167,7 @@ def test_lesson_runs_in_jupyterlite_offline(lesson: str, tmp_path) -> None:
             errors = [element.inner_text()
                       for element in page.query_selector_all(ERROR_OUTPUT)]
             pictures = {selector: len(page.query_selector_all(selector)) for selector in PICTURES.get(lesson, {})}
+            _screenshots(page, lesson)
             protobuf = ([page.evaluate(KERNEL_OUTPUT, code) for code in PROTOBUF_CODE]
                         if lesson == PROTOBUF_LESSON else [])
         except Exception:
@@ -154,6 +187,15 @@ def test_lesson_runs_in_jupyterlite_offline(lesson: str, tmp_path) -> None:
         version = protobuf[0].split()[-1]
         assert protobuf[0] == f"installed {version}\n" and version.split(".")[0] == "7", protobuf
         assert protobuf[1] == f"runtime {version} python 0a0c0a0a0a016e12051a030a0103\n", protobuf
+
+
+def _screenshots(page, lesson: str) -> None:
+    """Each picture of the lesson (SCREENSHOTS) as a PNG: <lesson>_<kind>_<n>.png."""
+    for selector in SCREENSHOTS.get(lesson, []):
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        kind = "graph" if selector == GRAPH_VIEW else "picture"
+        for number, element in enumerate(page.query_selector_all(selector), start=1):
+            element.screenshot(path=os.path.join(ARTIFACTS, f"{lesson[:-6]}_{kind}_{number}.png"))
 
 
 def test_the_site_offers_webflow_to_piplite_offline() -> None:

@@ -1,6 +1,7 @@
 """Runs an Estimator / feature-column program under TensorFlow 2.15 (the last TF with tf.estimator) or webflow.
 
-A program is Python source using `tf` (TF1 API, graph mode), `est` (tf.estimator), `fc` (tf.feature_column),
+A program is Python source using `tf` (TF1 API, graph mode), `est` (tf.estimator, or tf.compat.v1.estimator
+with `v1=True`), `fc` (tf.feature_column),
 `np` and `model_dir` (a fresh temporary folder); it sets `result` to something JSON holds. TensorFlow 2.15 is
 reached only through the interpreter named by WEBFLOW_TF215_PYTHON (e.g. /work/main/.venv-tf215/bin/python).
 """
@@ -25,7 +26,7 @@ def plain(value):
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     if isinstance(value, (np.ndarray, np.generic)):
-        return value.tolist()
+        return plain(value.tolist())
     if isinstance(value, bytes):
         return value.decode()
     return value
@@ -45,7 +46,10 @@ print("RESULT:" + json.dumps(plain(scope["result"])))
 """
 
 
-def run_tf215(source: str) -> Any:
+def run_tf215(source: str, v1: bool = False) -> Any:
+    """`est` is `tensorflow.estimator` (the V2 classes), or with `v1` `tf.compat.v1.estimator`."""
+    if v1:
+        source = "est = tf.estimator\n" + source
     process = subprocess.run([TF215_PYTHON, "-c", _DRIVER], input=source, capture_output=True, text=True,
                              timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT:")]
@@ -54,9 +58,12 @@ def run_tf215(source: str) -> Any:
     return json.loads(lines[-1][len("RESULT:"):])
 
 
-def run_webflow(source: str) -> Any:
+def run_webflow(source: str, v1: bool = False) -> Any:
+    """`est` is webflow.estimator (TF's `tensorflow.estimator`, the V2 classes), or with `v1` webflow.compat.v1's
+    (`tf.compat.v1.estimator`)."""
+    import webflow
     import webflow.compat.v1 as tf
-    scope: dict = {"tf": tf, "est": tf.estimator, "fc": tf.feature_column, "np": np,
+    scope: dict = {"tf": tf, "est": tf.estimator if v1 else webflow.estimator, "fc": tf.feature_column, "np": np,
                    "model_dir": tempfile.mkdtemp()}
     exec(_PLAIN, scope)
     exec(source, scope)

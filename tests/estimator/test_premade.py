@@ -5,9 +5,10 @@ import pytest
 from estimator_oracle import SKIP_REASON, TF215_PYTHON, run_tf215, run_webflow
 from programs import LINEAR_REGRESSOR
 
+import webflow
 import webflow.compat.v1 as tf
 
-est, fc = tf.estimator, tf.feature_column
+est, fc = webflow.estimator, tf.feature_column  # TF 2.15's tf.estimator: the V2 classes
 
 
 def test_full_batch_sgd_reaches_the_least_squares_solution(tmp_path):
@@ -28,10 +29,23 @@ def test_full_batch_sgd_reaches_the_least_squares_solution(tmp_path):
     np.testing.assert_allclose(results["label/mean"], y.mean(), rtol=1e-6)
 
 
-def test_default_ftrl_is_refused_with_a_clear_message(tmp_path):
-    with pytest.raises(NotImplementedError, match="optimizer='SGD'"):
-        est.LinearRegressor([fc.numeric_column("x")], model_dir=str(tmp_path))
-    with pytest.raises(ValueError, match="Unsupported optimizer name"):
+def test_default_ftrl_takes_keras_ftrl_steps(tmp_path):
+    # One full-batch step from zero weights: accumulator 0.1 + g^2, linear = g, w = -g * lr / sqrt(accumulator).
+    x = np.array([[1.0], [2.0], [3.0], [4.0]], np.float32)
+    y = np.array([1.0, 3.0, 2.0, 5.0], np.float32)
+    regressor = est.LinearRegressor([fc.numeric_column("x")], model_dir=str(tmp_path))
+    regressor.train(est.inputs.numpy_input_fn({"x": x}, y, batch_size=4, shuffle=False), steps=1)
+    gradient = np.array([np.mean(-2 * y * x[:, 0]), np.mean(-2 * y)])  # d mean((w.x + b - y)^2) at zero
+    expected = -gradient * 0.2 / np.sqrt(0.1 + gradient ** 2)
+    got = [regressor.get_variable_value("linear/linear_model/x/weights")[0, 0],
+           regressor.get_variable_value("linear/linear_model/bias_weights")[0]]
+    np.testing.assert_allclose(got, expected, rtol=1e-5)
+    np.testing.assert_allclose(regressor.get_variable_value("training/Ftrl/linear/linear_model/x/weights/linear"),
+                               [[gradient[0]]], rtol=1e-5)
+
+
+def test_unknown_optimizer_name_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="Unsupported optimizer name: Nope"):
         est.LinearRegressor([fc.numeric_column("x")], model_dir=str(tmp_path), optimizer="Nope")
 
 

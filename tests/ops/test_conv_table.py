@@ -159,6 +159,15 @@ CASES = [
     OpCase("v1_conv2d_backprop_filter",
            lambda x, dy: tf.nn.conv2d_backprop_filter(x, [2, 2, 3, 2], dy, [1, 1, 1, 1], "VALID"),
            [r(2, 4, 5, 3), r(2, 3, 4, 2)], lambda x, dy: np_backprop_filter(x, (2, 2, 3, 2), dy, padding="VALID")),
+    # found by the property tests (tests/property): the filter gradient of an empty batch or of no filters failed
+    # (dy.reshape(-1, 0)); it is an empty sum
+    OpCase("v1_conv2d_backprop_filter_empty_batch",   # (sliced to no images: tests/no_numpy_tables.py feeds lists)
+           lambda x, dy: tf.nn.conv2d_backprop_filter(x[:0], [2, 2, 1, 3], dy[:0], [1, 1, 1, 1], "SAME"),
+           [np.ones((1, 3, 3, 1), np.float32), np.ones((1, 3, 3, 3), np.float32)],
+           lambda x, dy: np.zeros((2, 2, 1, 3), np.float32)),
+    OpCase("conv2d_no_filters_gradient", lambda x, w: wf.nn.conv2d(x, w, 1, "SAME"),
+           [np.arange(9, dtype=np.float32).reshape(1, 3, 3, 1), np.zeros((1, 1, 1, 0), np.float32)],
+           lambda x, w: np.zeros((1, 3, 3, 0), np.float32)),
 ]
 
 

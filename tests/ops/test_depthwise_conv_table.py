@@ -105,6 +105,7 @@ CASES = [
     forward_row("depthwise_valid_s2_m1", (2, 7, 6, 2), (3, 3, 2, 1), 2, "VALID"),
     forward_row("depthwise_same_s2_m3", (1, 6, 5, 2), (2, 3, 2, 3), 2, "SAME"),
     forward_row("depthwise_valid_dilated", (1, 7, 7, 2), (2, 2, 2, 2), 1, "VALID", dilation=2),
+    forward_row("depthwise_same_dilated_3", (2, 8, 7, 2), (3, 2, 2, 1), 1, "SAME", dilation=3),
     input_row("depthwise_backprop_input_same_s2", (2, 5, 6, 3), (3, 2, 3, 2), 2, "SAME"),
     input_row("depthwise_backprop_input_valid", (1, 6, 5, 2), (2, 3, 2, 1), 1, "VALID"),
     filter_row("depthwise_backprop_filter_same_s1", (2, 5, 6, 3), (3, 2, 3, 2), 1, "SAME"),
@@ -112,6 +113,11 @@ CASES = [
     OpCase("separable_conv2d", lambda x, d, p: depthwise_conv.separable_conv2d(x, d, p, (1, 1), "SAME"),
            [r(2, 5, 4, 2), r(3, 3, 2, 2), r(1, 1, 4, 3)],
            lambda x, d, p: np.einsum("bijc,ck->bijk", np_depthwise(x, d), p[0, 0]), atol=1e-4, rtol=1e-4),
+    OpCase("separable_conv2d_rate_2", lambda x, d, p: wf.compat.v1.nn.separable_conv2d(x, d, p, [1, 1, 1, 1], "SAME",
+                                                                                 rate=[2, 2]),
+           [r(1, 6, 5, 2), r(2, 3, 2, 1), r(1, 1, 2, 3)],
+           lambda x, d, p: np.einsum("bijc,ck->bijk", np_depthwise(x, d, dilations=(2, 2)), p[0, 0]), atol=1e-4,
+           rtol=1e-4),
 ]
 
 

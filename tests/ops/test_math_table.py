@@ -146,6 +146,22 @@ CASES = [
     OpCase("cumprod", lambda x: wf.math.cumprod(x, 1), [away_from_zero(2, 4)], lambda x: cumprod(x, 1)),
     OpCase("cumprod_exclusive_reverse", lambda x: wf.math.cumprod(x, 0, exclusive=True, reverse=True),
            [away_from_zero(4, 2)], lambda x: cumprod(x, 0, exclusive=True, reverse=True)),
+    # found by the property tests (tests/property): the pure-Python kernels (no NumPy) divided floats by zero as 0
+    # and raised zero to negative powers as NaN; C (and TensorFlow) give ±inf / NaN
+    OpCase("floordiv_float_by_zero", lambda x, y: wf.math.floordiv(x, y),
+           [np.float32([1, -1, 0, 7, -7]), np.float32([0, 0, 0, 0.5, -0.0])],
+           lambda x, y: np.float32([np.inf, -np.inf, np.nan, 14, np.inf]), grad=False),
+    OpCase("floormod_float_by_zero_and_inf", lambda x, y: wf.math.floormod(x, y),
+           [np.float32([1, -1, 5, -5, 5, -4.5]), np.float32([0, -0.0, -np.inf, np.inf, np.inf, 2])],
+           lambda x, y: np.float32([np.nan, np.nan, -np.inf, np.inf, 5, 1.5]), grad=False),
+    OpCase("pow_zero_to_negative_powers", lambda x, y: wf.pow(x, y),
+           [np.float32([0, -0.0, -0.0, 0, -0.0]), np.float32([-2.5, -3, -2, -1, 2])],
+           lambda x, y: np.float32([np.inf, -np.inf, np.inf, np.inf, 0]), grad=False),
+    # (the Prod gradient's property test): an exclusive scan along an empty axis gave one identity row
+    OpCase("cumprod_exclusive_empty_axis", lambda x: wf.math.cumprod(x[:0], 0, exclusive=True, reverse=True),
+           [np.float32([[1, 2, 3]])], lambda x: np.zeros((0, 3), np.float32)),
+    OpCase("cumsum_exclusive_empty_axis", lambda x: wf.cumsum(x[:, :0], 1, exclusive=True),
+           [np.float32([[1, 2, 3]])], lambda x: np.zeros((1, 0), np.float32)),
 ]
 
 

@@ -124,6 +124,16 @@ CASES = [
            unknown_shapes=False),
     OpCase("log_softmax_axis1_rank3", lambda x: wf.nn.log_softmax(x, axis=1), [r(2, 3, 4)],
            as32(lambda x: np_log_softmax(x, 1)), unknown_shapes=False),
+    # found by the property tests (tests/property): empty inputs, and no rows without NumPy (the rows slice their
+    # inputs to zero rows: tests/no_numpy_tables.py passes inputs as nested lists, where [] loses its other dims)
+    OpCase("softmax_empty", lambda x: wf.nn.softmax(x), [np.zeros((0,), np.float32)], lambda x: x.copy()),
+    OpCase("log_softmax_empty", lambda x: wf.nn.log_softmax(x), [np.zeros((2, 0), np.float32)], lambda x: x.copy()),
+    OpCase("softmax_xent_no_rows", lambda labels, logits: wf.nn.softmax_cross_entropy_with_logits(labels[:0],
+                                                                                                 logits[:0]),
+           [np.float32([[0.5, 0.5, 0]]), np.float32([[1, 2, 3]])], lambda labels, logits: np.zeros(0, np.float32)),
+    OpCase("sparse_xent_no_rows",
+           lambda logits, labels: wf.nn.sparse_softmax_cross_entropy_with_logits(labels[:0], logits[:0]),
+           [np.float32([[1, 2, 3, 4]]), np.int32([2])], lambda logits, labels: np.zeros(0, np.float32)),
 ]
 
 

@@ -184,6 +184,11 @@ CASES = max_rows() + avg_rows() + [
            [np.array([2, 5, 6, 2], np.int32), r(2, 3, 3, 2)], avg_grad_reference(3, 2, "SAME"), fully_static=False),
     OpCase("avg_pool_grad_op_k2_s1_valid", lambda shape, g: apply_op("AvgPoolGrad", [shape, g], attrs(2, 1, "VALID")),
            [np.array([1, 5, 4, 3], np.int32), r(1, 4, 3, 3)], avg_grad_reference(2, 1, "VALID"), fully_static=False),
+    # found by the property tests' TensorFlow slice (tests/property): TensorFlow's max starts at the lowest finite
+    # value and never takes a NaN, so a window of NaN and -inf gives -FLT_MAX (the C kernel gave -inf, NumPy NaN)
+    OpCase("max_pool_nan_and_inf_windows", lambda x: wf.nn.max_pool2d(x, 2, 1, "SAME"),
+           [np.float32([np.nan, 1, 2, 3, np.nan, np.nan, np.nan, np.nan, -np.inf]).reshape(1, 3, 3, 1)],
+           lambda x: np.float32([3, 2, 2, 3] + [np.finfo(np.float32).min] * 5).reshape(1, 3, 3, 1), grad=False),
 ]
 
 

@@ -83,6 +83,16 @@ CASES = [
     OpCase("tf1_argmax_dimension", lambda x: tf1.argmax(x, dimension=1), [distinct(3, 4)], lambda x: x.argmax(1),
            grad=False),
     OpCase("tf1_arg_min", lambda x: tf1.arg_min(x, 0), [distinct(3, 4)], lambda x: x.argmin(0), grad=False),
+    # found by the property tests' TensorFlow slice (tests/property): TensorFlow's arg reductions never pick a NaN
+    # (NumPy's always do); a row of NaN (or NaN and -inf) gives 0
+    OpCase("argmax_skips_nan", lambda x: wf.argmax(x, 1),
+           [np.float32([[np.nan, 1, -np.inf, 0], [1, np.nan, 3, np.nan], [np.nan, np.nan, np.nan, np.nan],
+                        [np.nan, -np.inf, -np.inf, np.nan]])], lambda x: np.int64([1, 2, 0, 0]), grad=False),
+    OpCase("argmin_skips_nan", lambda x: wf.argmin(x, 0), [np.float64([[1, np.nan], [np.nan, np.nan], [0, np.nan]])],
+           lambda x: np.int64([2, 0]), grad=False),
+    # found by the property tests' gradients: the Prod gradient over several axes of an empty tensor failed
+    OpCase("reduce_prod_empty_all_axes", lambda x: wf.reduce_prod(x[:0], [0, 1]), [np.float32([[1, 2, 3]])],
+           lambda x: np.float32(1)),
 ]
 
 

@@ -64,6 +64,8 @@ def gradient_graph(forward: FuncGraph, wanted: tuple) -> FuncGraph:
         copies = _copy_inputs(forward, graph)
         inputs = set(copies)
         _copy_ops(forward, graph, copies)
+        # a rule that closes over forward tensors (tf.custom_gradient's grad) reads their copies here
+        graph._captured.update(copies)
         ys = [copies[t._uid] for t in forward.outputs]
         grad_ys = [graph.add_placeholder(t.dtype.base_dtype, t.shape, "output_grad") for t in forward.outputs]
         xs = [copies[forward.inputs[i]._uid] for i in wanted]
@@ -114,6 +116,8 @@ def _copy_ops(forward: FuncGraph, graph: FuncGraph, copies: dict) -> None:
             attrs[REPLAY_ATTR] = True   # draw the forward's numbers again, not fresh ones
         new_op = Graph._create_op(graph, op.type, [copies[t._uid] for t in op.inputs], specs, op.name,
                                   attrs, op._opdef)
+        if getattr(op, "_gradient_op_type", None):  # built under gradient_override_map (tf.custom_gradient)
+            new_op._gradient_op_type = op._gradient_op_type
         for old, new in zip(op.outputs, new_op.outputs):
             copies[old._uid] = new
 

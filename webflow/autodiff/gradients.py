@@ -17,7 +17,7 @@ from webflow.framework import context
 from webflow.framework.indexed_slices import IndexedSlices
 from webflow.framework.tensor import Tensor
 from webflow.ops.convert import convert_to_tensor
-from webflow.ops.registry import gradient_function
+from webflow.ops.registry import gradient_function, op_scope
 
 
 class UnconnectedGradients:
@@ -125,9 +125,11 @@ def _initial_grad(y: Tensor, grad_y: Any, index: int) -> Any:
         return grad_y
     if not (y.dtype.is_floating or y.dtype.base_dtype.is_complex):
         raise TypeError(f"Gradients of non-floating tensors are not supported ({y.name} is {y.dtype.base_dtype.name})")
-    if y.shape.is_fully_defined():
-        return array_ops.fill(y.shape.as_list(), constant(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{index}"))
-    return array_ops.fill(array_ops.shape(y), constant(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{index}"))
+    # TensorFlow's nodes and names: gradients/Shape (a Const when the shape is static), gradients/grad_ys_0/Const
+    # and the Fill gradients/grad_ys_0 (array_ops.ones(shape(y), name="grad_ys_0"))
+    shape = array_ops.shape(y)
+    with op_scope(f"grad_ys_{index}") as scope:
+        return array_ops.fill(shape, constant(1, dtype=y.dtype.base_dtype), name=scope or None)
 
 
 def _apply_gradient_rule(op: Any, grads: dict, gate: bool) -> None:

@@ -20,6 +20,7 @@ from webflow.framework.scopes import (
 from webflow.framework.scopes import name_scope_v1 as name_scope
 from webflow.ops.constants import placeholder, placeholder_with_default
 from webflow.ops.script_ops import py_func  # TF1's tf.py_func (PyFunc / PyFuncStateless)
+from webflow.ops.numerics_ops import check_numerics  # TF1's tf.check_numerics (CheckNumerics)
 from webflow.ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized
 from webflow.ops.variables import (
     all_variables, global_variables, global_variables_initializer, initialize_all_variables, local_variables,
@@ -57,7 +58,8 @@ from webflow.compat import contrib
 from webflow import metrics
 
 # --- estimator (estimator/, feature_column/): tf.estimator and tf.feature_column of TensorFlow <= 2.15 ---
-from webflow import estimator, feature_column
+from webflow import feature_column
+from webflow.estimator import v1 as estimator  # the V1 premade classes (SUM loss, TF1 optimizers)
 
 # --- data (data/v1.py): TF1's tf.data (make_one_shot_iterator, make_initializable_iterator, Iterator ...) ---
 from webflow.data import v1 as data
@@ -114,6 +116,8 @@ from webflow.platform.tf_logging import get_logger
 from webflow.ops.gather_ops import boolean_mask, gather, gather_nd
 from webflow.ops.manip_ops import expand_dims, squeeze, transpose
 from webflow.ops.pad_ops import pad
+from webflow.ops.space_batch_ops import batch_to_space, batch_to_space_nd, space_to_batch
+from webflow.ops.space_batch_ops import depth_to_space, space_to_depth
 from webflow.ops.math_ops import to_float, to_int32, to_int64
 # math (ops/*math_ops.py, logic_ops.py, reduction_ops.py): TF1-only names and TF1 signatures
 from webflow.compat import v1_math as math

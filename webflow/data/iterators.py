@@ -75,10 +75,15 @@ class OwnedIterator:
     def get_next(self, name: str | None = None) -> Any:
         return get_next(self._iterator_resource, self._element_spec, name)
 
-    def __del__(self) -> None:
+    def close(self) -> None:
+        """webflow's, not TensorFlow's: stops the iterator's prefetch threads now (Keras `fit` calls it when a
+        Ctrl-C ends training, since the notebook's traceback keeps the iterator alive); `next()` then fails."""
         handle = getattr(self, "_iterator_resource", None)
         if handle is not None:
-            handle._value.close()  # stops its prefetch threads now rather than at garbage collection
+            handle._value.close()
+
+    def __del__(self) -> None:
+        self.close()  # stops its prefetch threads now rather than at garbage collection
 
 
 class FunctionIterator:

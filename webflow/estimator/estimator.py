@@ -16,6 +16,7 @@ from webflow.estimator.hooks import LoggingTensorHook, StopAtStepHook
 from webflow.estimator.mode_keys import ModeKeys
 from webflow.estimator.run_config import RunConfig
 from webflow.estimator.session_setup import latest_checkpoint
+from webflow.estimator.warm_start import as_settings
 
 
 def _log(message: str) -> None:
@@ -61,6 +62,7 @@ class Estimator:
         os.makedirs(self._model_dir, exist_ok=True)
         self._config = config.replace(model_dir=self._model_dir)
         self._model_fn, self._params = model_fn, copy.deepcopy(params or {})
+        self._warm_start_settings = as_settings(warm_start_from)
 
     model_dir = property(lambda self: self._model_dir)
     config = property(lambda self: copy.deepcopy(self._config))
@@ -113,7 +115,8 @@ class Estimator:
             if self._config.log_step_count_steps:
                 all_hooks.append(LoggingTensorHook({"loss": spec.loss, "step": global_step},
                                                    every_n_iter=self._config.log_step_count_steps))
-            loss = TrainLoop(self._model_dir, self._config, global_step, spec, all_hooks).run()
+            loss = TrainLoop(self._model_dir, self._config, global_step, spec, all_hooks,
+                             self._warm_start_settings).run()
         _log(f"Loss for final step: {loss}.")
         return self
 

@@ -1,81 +1,77 @@
-"""Premade Estimators: `LinearRegressor` (TensorFlow 2.15's `tf.estimator.LinearRegressor` model and head).
+"""Premade linear Estimators: `LinearClassifier` and `LinearRegressor` (TF 2.15's `tf.estimator` V2 classes).
 
-The regression head: loss = sum of squared errors / batch size (SUM_OVER_BATCH_SIZE), predictions
-{'predictions': [batch, label_dimension]}, eval metrics 'average_loss', 'label/mean', 'prediction/mean'.
-TF's default optimizer, FTRL, is not in webflow yet: pass `optimizer='SGD'` (or 'Adagrad', 'Adam',
-'RMSProp', or a tf.compat.v1.train optimizer).
+The model is feature_column/linear.py's (variables `linear/linear_model/<column>/weights` and
+`linear/linear_model/bias_weights`, all starting at zero); the heads are heads.py's. The default optimizer
+is Keras's FTRL; an optimizer given by name gets TF's linear learning rate, 0.2 (canned_optimizers.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from webflow.estimator.canned_optimizers import get_optimizer
+from webflow.estimator.dnn import scope_variables
 from webflow.estimator.estimator import Estimator
+from webflow.estimator.heads import SUM_OVER_BATCH_SIZE, RegressionHead, classification_head, optimizer_train_op_fn
 from webflow.estimator.mode_keys import ModeKeys
-from webflow.estimator.spec import EstimatorSpec
 
-_LEARNING_RATE = 0.2  # TF's canned linear models' default learning rate
-
-
-def _optimizer(optimizer: Any) -> Any:
-    from webflow.train.adagrad import AdagradOptimizer
-    from webflow.train.adam import AdamOptimizer
-    from webflow.train.gradient_descent import GradientDescentOptimizer
-    from webflow.train.rmsprop import RMSPropOptimizer
-    if callable(optimizer) and not hasattr(optimizer, "minimize"):
-        optimizer = optimizer()
-    if not isinstance(optimizer, str):
-        return optimizer
-    known = {"SGD": GradientDescentOptimizer, "Adagrad": AdagradOptimizer, "Adam": AdamOptimizer,
-             "RMSProp": RMSPropOptimizer}
-    if optimizer == "Ftrl":
-        raise NotImplementedError("webflow has no FTRL optimizer yet: pass optimizer='SGD' (or 'Adagrad', 'Adam', "
-                                  "'RMSProp', or an optimizer instance) to the premade Estimator.")
-    if optimizer not in known:
-        raise ValueError(f"Unsupported optimizer name: {optimizer}. Supported names are: {sorted(known)}")
-    return known[optimizer](_LEARNING_RATE)
+LEARNING_RATE = 0.2  # TF's canned linear models' learning rate for an optimizer given by name
 
 
-def _regression_spec(mode: str, logits: Any, labels: Any, label_dimension: int, optimizer: Any) -> EstimatorSpec:
-    from webflow.framework import dtypes
-    from webflow.metrics.metrics_impl import mean
-    from webflow.ops.array_ops import reshape
-    from webflow.ops.math_ops import cast
-    from webflow.ops.sum_mean_ops import reduce_sum
-    from webflow.ops.unary_math_ops import square
-    from webflow.train.training_util import get_global_step
-    predictions = {"predictions": logits}
-    if mode == ModeKeys.PREDICT:
-        return EstimatorSpec(mode, predictions=predictions)
-    labels = reshape(cast(labels, dtypes.float32), [-1, label_dimension])
-    unreduced = square(labels - logits)
-    loss = reduce_sum(unreduced) / cast(reduce_sum(unreduced * 0.0 + 1.0), dtypes.float32)
-    if mode == ModeKeys.EVAL:
-        metrics = {"average_loss": mean(unreduced), "label/mean": mean(labels),
-                   "prediction/mean": mean(logits)}
-        return EstimatorSpec(mode, predictions=predictions, loss=loss, eval_metric_ops=metrics)
-    train_op = optimizer.minimize(loss, global_step=get_global_step())
-    return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op)
+def linear_model_logits(features: dict, columns: tuple, units: int, sparse_combiner: str = "sum") -> Any:
+    from webflow.feature_column.linear import linear_logits
+    from webflow.ops.variable_scope import variable_scope
+    with variable_scope("linear"):
+        return linear_logits(features, columns, units, sparse_combiner)
+
+
+def _check(feature_columns: Any, optimizer: Any, sparse_combiner: str) -> tuple:
+    if sparse_combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"sparse_combiner must be one of 'mean', 'sqrtn' or 'sum', given: {sparse_combiner}")
+    if isinstance(optimizer, str):
+        get_optimizer(optimizer)  # an unknown name fails now, as in TensorFlow
+    return tuple(feature_columns)
+
+
+def _linear_model_fn(head: Any, columns: tuple, optimizer: Any, v1: bool, sparse_combiner: str) -> Any:
+    def model_fn(features: Any, labels: Any, mode: str) -> Any:
+        if not isinstance(features, dict):
+            raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: {type(features)}")
+        logits = linear_model_logits(features, columns, head.logits_dimension, sparse_combiner)
+        train_op_fn = None
+        if mode == ModeKeys.TRAIN:
+            chosen = get_optimizer(optimizer, LEARNING_RATE, v1)
+            train_op_fn = optimizer_train_op_fn(chosen, lambda: scope_variables("linear"))
+        return head.create_estimator_spec(features, mode, logits, labels, train_op_fn)
+    return model_fn
+
+
+class LinearClassifier(Estimator):
+    """`LinearClassifier(feature_columns, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
+    optimizer='Ftrl', config=None, warm_start_from=None, loss_reduction=SUM_OVER_BATCH_SIZE, sparse_combiner='sum')`."""
+
+    _v1 = False  # True in estimator/v1.py's tf.compat.v1.estimator classes
+
+    def __init__(self, feature_columns: Any, model_dir: str | None = None, n_classes: int = 2,
+                 weight_column: Any = None, label_vocabulary: Any = None, optimizer: Any = "Ftrl",
+                 config: Any = None, warm_start_from: Any = None, loss_reduction: str = SUM_OVER_BATCH_SIZE,
+                 sparse_combiner: str = "sum"):
+        columns = _check(feature_columns, optimizer, sparse_combiner)
+        head = classification_head(n_classes, weight_column, label_vocabulary, loss_reduction, self._v1)
+        super().__init__(_linear_model_fn(head, columns, optimizer, self._v1, sparse_combiner), model_dir, config,
+                         warm_start_from=warm_start_from)
 
 
 class LinearRegressor(Estimator):
-    """`LinearRegressor(feature_columns, model_dir=None, label_dimension=1, optimizer='Ftrl', config=None)`."""
+    """`LinearRegressor(feature_columns, model_dir=None, label_dimension=1, weight_column=None, optimizer='Ftrl',
+    config=None, warm_start_from=None, loss_reduction=SUM_OVER_BATCH_SIZE, sparse_combiner='sum')`."""
+
+    _v1 = False
 
     def __init__(self, feature_columns: Any, model_dir: str | None = None, label_dimension: int = 1,
                  weight_column: Any = None, optimizer: Any = "Ftrl", config: Any = None, warm_start_from: Any = None,
-                 loss_reduction: str = "sum_over_batch_size", sparse_combiner: str = "sum"):
-        columns = tuple(feature_columns)
-        if weight_column is not None or sparse_combiner != "sum":
-            raise NotImplementedError("weight_column and sparse_combiner other than 'sum' are not supported yet.")
-        if isinstance(optimizer, str):
-            _optimizer(optimizer)  # an unknown name fails now, as in TensorFlow
-
-        def model_fn(features: Any, labels: Any, mode: str) -> EstimatorSpec:
-            from webflow.feature_column.linear import linear_logits
-            from webflow.ops.variable_scope import variable_scope
-            with variable_scope("linear"):
-                logits = linear_logits(features, columns, label_dimension)
-            chosen = _optimizer(optimizer) if mode == ModeKeys.TRAIN else None
-            return _regression_spec(mode, logits, labels, label_dimension, chosen)
-
-        super().__init__(model_fn, model_dir, config)
+                 loss_reduction: str = SUM_OVER_BATCH_SIZE, sparse_combiner: str = "sum"):
+        columns = _check(feature_columns, optimizer, sparse_combiner)
+        head = RegressionHead(label_dimension, weight_column, loss_reduction)
+        super().__init__(_linear_model_fn(head, columns, optimizer, self._v1, sparse_combiner), model_dir, config,
+                         warm_start_from=warm_start_from)

@@ -61,9 +61,11 @@ def _writer(model_dir: str) -> Any:
 
 
 class TrainLoop:
-    def __init__(self, model_dir: str, config: Any, global_step: Any, spec: Any, hooks: list):
+    def __init__(self, model_dir: str, config: Any, global_step: Any, spec: Any, hooks: list,
+                 warm_start_settings: Any = None):
         from webflow.ops.summary_ops import merge_all
         self.model_dir, self.config, self.global_step = model_dir, config, global_step
+        self.warm_start_settings = warm_start_settings
         self.spec, self.hooks = spec, hooks
         self.saver = make_saver(config)
         self.summary = merge_all()
@@ -78,7 +80,11 @@ class TrainLoop:
             hook.begin()
         graph = self.global_step.graph
         with Session(graph=graph, config=self.config.session_config) as session:
-            restore_or_initialize(session, self.saver, latest_checkpoint(self.model_dir))
+            checkpoint = latest_checkpoint(self.model_dir)
+            restore_or_initialize(session, self.saver, checkpoint)
+            if checkpoint is None and self.warm_start_settings is not None:
+                from webflow.estimator.warm_start import warm_start
+                warm_start(session, self.warm_start_settings)
             for hook in self.hooks:
                 hook.after_create_session(session, None)
             writer = _writer(self.model_dir)

@@ -10,4 +10,7 @@ from webflow.feature_column.api import (
     indicator_column,
     input_layer,
     numeric_column,
+    weighted_categorical_column,
 )
+from webflow.feature_column.crossed import crossed_column
+from webflow.feature_column.dense_features import DenseFeatures

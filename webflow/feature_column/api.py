@@ -13,6 +13,7 @@ from webflow.feature_column.columns import (
     IndicatorColumn,
     NumericColumn,
     VocabularyListColumn,
+    WeightedCategoricalColumn,
     concat_columns,
 )
 from webflow.framework import dtypes
@@ -62,6 +63,15 @@ def categorical_column_with_hash_bucket(key: str, hash_bucket_size: int, dtype: 
     return HashBucketColumn(key, hash_bucket_size, dtypes.as_dtype(dtype))
 
 
+def weighted_categorical_column(categorical_column: Any, weight_feature_key: str,
+                                dtype: Any = dtypes.float32) -> WeightedCategoricalColumn:
+    if weight_feature_key is None:
+        raise ValueError("weight_feature_key must be specified.")
+    if not dtypes.as_dtype(dtype).is_floating and not dtypes.as_dtype(dtype).is_integer:
+        raise ValueError(f"dtype {dtype} is not convertible to float.")
+    return WeightedCategoricalColumn(categorical_column, weight_feature_key, dtypes.as_dtype(dtype))
+
+
 def indicator_column(categorical_column: Any) -> IndicatorColumn:
     return IndicatorColumn(categorical_column)
 
@@ -99,6 +109,13 @@ def _check_unique_names(columns: list) -> None:
 def input_layer(features: dict, feature_columns: Any, weight_collections: Any = None, trainable: bool = True,
                 cols_to_vars: Any = None, cols_to_output_tensors: Any = None) -> Any:
     """One `[batch, sum of widths]` float32 tensor: each dense column's output, columns sorted by name."""
+    return dense_output(features, feature_columns, "input_layer", weight_collections, trainable, cols_to_vars,
+                        cols_to_output_tensors)
+
+
+def dense_output(features: dict, feature_columns: Any, scope_name: str, weight_collections: Any = None,
+                 trainable: bool = True, cols_to_vars: Any = None, cols_to_output_tensors: Any = None) -> Any:
+    """input_layer's work in variable scope `scope_name` (made unique: input_layer_1, ...)."""
     from webflow.ops.variable_scope import variable_scope
     columns = list(feature_columns)
     if not columns:
@@ -112,7 +129,7 @@ def input_layer(features: dict, feature_columns: Any, weight_collections: Any = 
     if weight_collections:
         collections = list(weight_collections) + ["variables"]
     outputs = []
-    with variable_scope(None, default_name="input_layer", values=list(features.values())):
+    with variable_scope(None, default_name=scope_name, values=list(features.values())):
         for column in sorted(columns, key=lambda c: c.name):
             with variable_scope(None, default_name=column.name):
                 if isinstance(column, EmbeddingColumn):

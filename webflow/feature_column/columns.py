@@ -113,6 +113,9 @@ class _Categorical:
         ids = cast(ids, dtypes.int64)
         return where(valid, ids, constant(-1, dtypes.int64) + ids * 0)
 
+    def id_tensor(self, features: dict) -> Any:
+        return self._masked(*self.ids_and_valid(features))
+
 
 class VocabularyListColumn(_Categorical):
     """`categorical_column_with_vocabulary_list(key, vocabulary_list, dtype, default_value=-1, num_oov_buckets=0)`."""
@@ -125,7 +128,8 @@ class VocabularyListColumn(_Categorical):
     def num_buckets(self) -> int:
         return len(self.vocabulary_list) + self.num_oov_buckets
 
-    def id_tensor(self, features: dict) -> Any:
+    def ids_and_valid(self, features: dict) -> tuple:
+        """(int64 ids [batch, k], mask of the entries TF keeps: not "" / -1 in the input)."""
         value, valid = self._input(features)
         vocabulary = constant(list(self.vocabulary_list), value.dtype)
         match = cast(equal(expand_dims(value, -1), vocabulary), dtypes.int64)
@@ -137,7 +141,7 @@ class VocabularyListColumn(_Categorical):
             oov = cast(to_hash_bucket_fast(text, self.num_oov_buckets), dtypes.int64) + len(self.vocabulary_list)
         else:
             oov = index * 0 + self.default_value
-        return self._masked(where(equal(found, 0), oov, index), valid)
+        return where(equal(found, 0), oov, index), valid
 
 
 class IdentityColumn(_Categorical):
@@ -146,13 +150,14 @@ class IdentityColumn(_Categorical):
     def __init__(self, key: str, num_buckets: int, default_value: Any):
         self.key, self.num_buckets, self.default_value = key, num_buckets, default_value
 
-    def id_tensor(self, features: dict) -> Any:
+    def ids_and_valid(self, features: dict) -> tuple:
+        """(int64 ids [batch, k], mask of the entries TF keeps: not "" / -1 in the input)."""
         value, valid = self._input(features)
         ids = cast(value, dtypes.int64)
         if self.default_value is not None:
             inside = logical_and(greater_equal(ids, 0), ids < self.num_buckets)
             ids = where(inside, ids, ids * 0 + self.default_value)
-        return self._masked(ids, valid)
+        return ids, valid
 
 
 class HashBucketColumn(_Categorical):
@@ -161,15 +166,50 @@ class HashBucketColumn(_Categorical):
     def __init__(self, key: str, hash_bucket_size: int, dtype: Any):
         self.key, self.num_buckets, self.dtype = key, hash_bucket_size, dtype
 
-    def id_tensor(self, features: dict) -> Any:
+    def ids_and_valid(self, features: dict) -> tuple:
+        """(int64 ids [batch, k], mask of the entries TF keeps: not "" / -1 in the input)."""
         value, valid = self._input(features)
         text = value if value.dtype == dtypes.string else as_string(value)
-        return self._masked(to_hash_bucket_fast(text, self.num_buckets), valid)
+        return cast(to_hash_bucket_fast(text, self.num_buckets), dtypes.int64), valid
+
+
+class WeightedCategoricalColumn:
+    """`weighted_categorical_column(categorical_column, weight_feature_key, dtype=float32)`: each id of the row
+    carries the weight at the same place of features[weight_feature_key]."""
+
+    def __init__(self, categorical_column: Any, weight_feature_key: str, dtype: Any):
+        self.categorical_column, self.weight_feature_key, self.dtype = categorical_column, weight_feature_key, dtype
+
+    @property
+    def name(self) -> str:
+        return f"{self.categorical_column.name}_weighted_by_{self.weight_feature_key}"
+
+    @property
+    def num_buckets(self) -> int:
+        return self.categorical_column.num_buckets
+
+    def id_tensor(self, features: dict) -> Any:
+        return self.categorical_column.id_tensor(features)
+
+    def weight_tensor(self, features: dict) -> Any:
+        """[batch, k] float32 weights, 0 where the id is missing (TF drops both)."""
+        ids = self.id_tensor(features)
+        weights = cast(_as_2d(features[self.weight_feature_key]), dtypes.float32)
+        return weights * cast(greater_equal(ids, 0), dtypes.float32)
+
+
+def _id_weights(categorical: Any, features: dict) -> Any:
+    """[batch, k] float32: each id's weight (1, or the weighted column's; 0 for a missing id)."""
+    if hasattr(categorical, "weight_tensor"):
+        return categorical.weight_tensor(features)
+    return cast(greater_equal(categorical.id_tensor(features), 0), dtypes.float32)
 
 
 def _id_counts(categorical: Any, features: dict) -> Any:
-    """[batch, num_buckets] float32: how often each id occurs in the row (ids of -1 count nowhere)."""
+    """[batch, num_buckets] float32: the summed weight of each id in the row (ids of -1 count nowhere)."""
     hot = one_hot(categorical.id_tensor(features), categorical.num_buckets, dtype=dtypes.float32)
+    if hasattr(categorical, "weight_tensor"):
+        hot = hot * expand_dims(categorical.weight_tensor(features), -1)
     return reduce_sum(hot, -2)
 
 
@@ -211,17 +251,17 @@ class EmbeddingColumn:
 
     def dense_tensor(self, features: dict, weights: Any) -> Any:
         # The counts matrix times the table sums each row's embeddings (a dense embedding_lookup_sparse).
-        from webflow.ops.binary_math_ops import maximum
+        from webflow.ops.binary_math_ops import div_no_nan
         from webflow.ops.matmul_ops import matmul
         from webflow.ops.unary_math_ops import sqrt
         counts = _id_counts(self.categorical_column, features)
         total = matmul(counts, weights)
         if self.combiner == "sum":
             return total
-        how_many = reduce_sum(counts, -1, keepdims=True)  # ids in the row, each of weight 1
-        if self.combiner == "sqrtn":
-            how_many = sqrt(how_many)
-        return total / maximum(how_many, 1.0)
+        weights = _id_weights(self.categorical_column, features)
+        if self.combiner == "sqrtn":  # sum(w * e) / sqrt(sum(w^2)); a row without ids gives zeros
+            return div_no_nan(total, sqrt(reduce_sum(weights * weights, -1, keepdims=True)))
+        return div_no_nan(total, reduce_sum(weights, -1, keepdims=True))
 
 
 def concat_columns(tensors: list) -> Any:

@@ -16,6 +16,7 @@ class _ModeState(threading.local):
         self.graph_stack: list[Any] = []
         self.tape_recorders: list[Callable[..., None]] = []
         self.device_stack: list[str] = []
+        self.variable_creation_hooks: list[Callable[[], None]] = []
 
 
 _state = _ModeState()
@@ -90,17 +91,45 @@ def graph_stack() -> list[Any]:
     return _state.graph_stack
 
 
+def swap_graph_stack(stack: list[Any]) -> list[Any]:
+    """Installs `stack` as the default-graph stack and returns the old one (init_scope leaves the functions being
+    built this way, and puts the old stack back on exit)."""
+    old, _state.graph_stack = _state.graph_stack, stack
+    return old
+
+
 # --- tapes: autodiff/tape.py pushes a recorder; apply_op calls them for each eager op -------------
 def push_tape_recorder(recorder: Callable[..., None]) -> None:
     _state.tape_recorders.append(recorder)
 
 
 def pop_tape_recorder(recorder: Callable[..., None]) -> None:
-    _state.tape_recorders.remove(recorder)
+    if recorder in _state.tape_recorders:   # absent inside init_scope, which set the active tapes aside
+        _state.tape_recorders.remove(recorder)
 
 
 def tape_recorders() -> list[Callable[..., None]]:
     return _state.tape_recorders
+
+
+def swap_tape_recorders(recorders: list[Callable[..., None]]) -> list[Callable[..., None]]:
+    """Installs `recorders` as the active tapes and returns the old ones (init_scope stops recording)."""
+    old, _state.tape_recorders = _state.tape_recorders, recorders
+    return old
+
+
+# --- tf.function's rule on variables: a hook per function being traced, called before a variable is made -------
+def push_variable_creation_hook(hook: Callable[[], None]) -> None:
+    _state.variable_creation_hooks.append(hook)
+
+
+def pop_variable_creation_hook(hook: Callable[[], None]) -> None:
+    _state.variable_creation_hooks.remove(hook)
+
+
+def variable_creation_hooks() -> list[Callable[[], None]]:
+    """Innermost first: each may raise (a later trace may not make variables) or take note of the variable."""
+    return _state.variable_creation_hooks[::-1]
 
 
 # --- eager device scopes (graph mode keeps its own stack in Graph) --------------------------------

@@ -155,6 +155,8 @@ class Operation:
             return self._attrs[name]
         if name == "T" and self._inputs:
             return self._inputs[0].dtype.base_dtype
+        if name == "_gradient_op_type" and getattr(self, "_gradient_op_type", None):
+            return self._gradient_op_type.encode()  # bytes, as TensorFlow's string attrs
         raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
 
     def _add_control_input(self, op: Operation) -> None:
@@ -305,6 +307,8 @@ class Graph:
         controls = self._control_inputs_for(input_ops) + list(control_inputs or [])
         device = self._device_stack[-1] if self._device_stack else ""
         op = Operation(self, op_type, name, inputs, output_specs, attrs, controls, device, opdef)
+        if op_type in self._gradient_override_map:  # as TensorFlow's _gradient_op_type: kept after the block ends
+            op._gradient_op_type = self._gradient_override_map[op_type]
         self._ops_by_name[name] = op
         self._ops.append(op)
         self._names_in_use.setdefault(name.lower(), 1)

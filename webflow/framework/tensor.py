@@ -269,6 +269,10 @@ class EagerTensor(TensorBase):
     def __float__(self) -> float:
         return float(self._value)
 
+    def __format__(self, format_spec: str) -> str:
+        """f"{t:.4f}" formats the value, as TensorFlow's EagerTensor does (NumPy's rules)."""
+        return self.numpy().__format__(format_spec)
+
     def __index__(self) -> int:
         if not self._dtype.is_integer:
             raise TypeError(f"Only integer tensors can be used as an index, got {self._dtype.name}")

@@ -150,6 +150,11 @@ OP_DEFS = {
         (('T', 'type'), ('adj_x', 'bool', False), ('adj_y', 'bool', False), ('grad_x', 'bool', False),
          ('grad_y', 'bool', False)),
     ),
+    'BatchToSpaceND': (
+        (('input', 'T'), ('block_shape', 'Tblock_shape'), ('crops', 'Tcrops')),
+        (('output', 'T'),),
+        (('T', 'type'), ('Tblock_shape', 'type', 'int32'), ('Tcrops', 'type', 'int32')),
+    ),
     'BiasAdd': (
         (('value', 'T'), ('bias', 'T')),
         (('output', 'T'),),
@@ -179,6 +184,7 @@ OP_DEFS = {
     ),
     'Cast': ((('x', 'SrcT'),), (('y', 'DstT'),), (('SrcT', 'type'), ('DstT', 'type'), ('Truncate', 'bool', False))),
     'Ceil': ((('x', 'T'),), (('y', 'T'),), (('T', 'type'),)),
+    'CheckNumerics': ((('tensor', 'T'),), (('output', 'T'),), (('T', 'type'), ('message', 'string'))),
     'ComputeAccidentalHits': (
         (('true_classes', 'int64'), ('sampled_candidates', 'int64')),
         (('indices', 'int32'), ('ids', 'int64'), ('weights', 'float32')),
@@ -276,6 +282,11 @@ OP_DEFS = {
         (('contents', 'string'),),
         (('audio', 'float32'), ('sample_rate', 'int32')),
         (('desired_channels', 'int', -1), ('desired_samples', 'int', -1)),
+    ),
+    'DepthToSpace': (
+        (('input', 'T'),),
+        (('output', 'T'),),
+        (('T', 'type'), ('block_size', 'int'), ('data_format', 'string', 'NHWC')),
     ),
     'DepthwiseConv2dNative': (
         (('input', 'T'), ('filter', 'T')),
@@ -1002,6 +1013,16 @@ OP_DEFS = {
     'SoftplusGrad': ((('gradients', 'T'), ('features', 'T')), (('backprops', 'T'),), (('T', 'type'),)),
     'Softsign': ((('features', 'T'),), (('activations', 'T'),), (('T', 'type'),)),
     'SoftsignGrad': ((('gradients', 'T'), ('features', 'T')), (('backprops', 'T'),), (('T', 'type'),)),
+    'SpaceToBatchND': (
+        (('input', 'T'), ('block_shape', 'Tblock_shape'), ('paddings', 'Tpaddings')),
+        (('output', 'T'),),
+        (('T', 'type'), ('Tblock_shape', 'type', 'int32'), ('Tpaddings', 'type', 'int32')),
+    ),
+    'SpaceToDepth': (
+        (('input', 'T'),),
+        (('output', 'T'),),
+        (('T', 'type'), ('block_size', 'int'), ('data_format', 'string', 'NHWC')),
+    ),
     'SparseApplyAdadelta': (
         (('var', 'ref T'), ('accum', 'ref T'), ('accum_update', 'ref T'), ('lr', 'T'), ('rho', 'T'), ('epsilon', 'T'),
          ('grad', 'T'), ('indices', 'Tindices')),
@@ -1029,6 +1050,14 @@ OP_DEFS = {
          ('epsilon', 'T'), ('grad', 'T'), ('indices', 'Tindices')),
         (('out', 'ref T'),),
         (('T', 'type'), ('Tindices', 'type'), ('use_locking', 'bool', False)),
+    ),
+    'SparseCross': (
+        (('indices', 'N*int64'), ('values', '[sparse_types]'), ('shapes', 'N*int64'),
+         ('dense_inputs', '[dense_types]')),
+        (('output_indices', 'int64'), ('output_values', 'out_type'), ('output_shape', 'int64')),
+        (('N', 'int'), ('hashed_output', 'bool'), ('num_buckets', 'int'), ('hash_key', 'int'),
+         ('sparse_types', 'list(type)'), ('dense_types', 'list(type)'), ('out_type', 'type'),
+         ('internal_type', 'type')),
     ),
     'SparseReorder': (
         (('input_indices', 'int64'), ('input_values', 'T'), ('input_shape', 'int64')),

@@ -83,7 +83,10 @@ def learning_phase_scope(training: bool) -> Iterator[None]:
 
 
 def scoped_name(name: str) -> str:
-    return "/".join([*_NAME_SCOPES, name])
+    scopes = _NAME_SCOPES
+    if "" in scopes:   # a layer named '' opens TF2's name_scope(''): back to the root
+        scopes = scopes[len(scopes) - scopes[::-1].index(""):]
+    return "/".join([*scopes, name])
 
 
 @contextlib.contextmanager

@@ -47,8 +47,13 @@ class Layer(Module):
             input_shape = (input_dim,)
         if kwargs:
             raise TypeError(f"Keyword argument not understood: {sorted(kwargs)[0]!r}")
-        name = name or backend.unique_object_name(backend.to_snake_case(type(self).__name__))
-        super().__init__(name=name)
+        if name is None:   # any string is kept as given, '' included (tf_keras's _init_set_name)
+            name = backend.unique_object_name(backend.to_snake_case(type(self).__name__))
+        elif not isinstance(name, str):
+            raise TypeError(f"Expected `name` argument to be a string, but got: {name}")
+        super().__init__()   # tf.Module would refuse names Keras accepts ('' or 'a/b'): set it after
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_scope_name", name + "/")
         policy = mixed_precision.policy_of(dtype)   # the global policy when dtype is None
         for key, value in (("trainable", trainable), ("built", False), ("_dtype_policy", policy),
                            ("_own_trainable", []), ("_own_non_trainable", []), ("_inbound_nodes", []),

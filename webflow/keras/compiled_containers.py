@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from webflow.keras.masks import get_mask
+
 
 def _deferring(model: Any) -> bool:
     return getattr(model, "_deferred_metric_updates", None) is not None
@@ -41,21 +43,33 @@ class CompiledMetrics(list):
         self.model = model
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        weights = metric_weights(y_pred, sample_weight)
         if _deferring(self.model):
-            self.model._deferred_metric_updates.append(("metrics", y_pred))
+            self.model._deferred_metric_updates.append(("metrics", y_pred, weights))
             return
         for metric in self:
-            metric.update_state(y_true, y_pred)
+            metric.update_state(y_true, y_pred, sample_weight=weights)
+
+
+def metric_weights(y_pred: Any, sample_weight: Any = None) -> Any:
+    """The metrics' sample weights, as tf_keras's MetricsContainer gives them: a masked output's mask (as floats;
+    padding counts for nothing), times `sample_weight` when there is one."""
+    mask = get_mask(y_pred)
+    if mask is None:
+        return sample_weight
+    from webflow.ops.math_ops import cast
+    weights = cast(mask, y_pred.dtype)
+    return weights if sample_weight is None else weights * sample_weight
 
 
 def apply_deferred(model: Any, deferred: list, y_true: Any, size: int) -> None:
     """The updates a traced step collected, done now on its (eager) results."""
-    for kind, value in deferred:
+    for kind, value, *weights in deferred:
         if kind == "loss":
             model._loss_tracker.update_state(value, sample_weight=size)
         else:
             for metric in model.compiled_metrics:
-                metric.update_state(y_true, value)
+                metric.update_state(y_true, value, sample_weight=weights[0] if weights else None)
 
 
 def batch_size(value: Any) -> int:

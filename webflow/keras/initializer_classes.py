@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 import random
+import threading
+import warnings
 from typing import Any
 
 from webflow.framework import dtypes
@@ -26,6 +28,9 @@ from webflow.ops.array_ops import fill, ones, reshape, zeros
 from webflow.ops.constants import constant
 
 TRUNCATED_STD = 0.87962566103423978   # scipy.stats.truncnorm.std(a=-2, b=2, loc=0., scale=1.)
+# `keras.utils.set_random_seed(s)` puts a random.Random(s) here (tf_keras's backend._SEED_GENERATOR): unseeded
+# initializers then pick their seeds from it instead of from Python's global `random`.
+SEED_GENERATOR = threading.local()
 
 
 def _dtype(dtype: Any) -> Any:
@@ -66,9 +71,22 @@ class _Seeded(Initializer):
 
     def _seed_pair(self) -> list:
         """[seed, 0] (a random seed, chosen once, when none was given), as tf_keras's stateless generator."""
+        self._warn_reuse()
         if self._stateless_seed is None:
-            self._stateless_seed = random.randint(1, int(1e9))
+            source = getattr(SEED_GENERATOR, "generator", None) or random
+            self._stateless_seed = source.randint(1, int(1e9))
         return [self._stateless_seed, 0]
+
+    def _warn_reuse(self) -> None:
+        """tf_keras's warning when an unseeded instance draws again (it gives the same values each time)."""
+        if getattr(self, "_used", False):
+            if self.seed is None:
+                warnings.warn(f"The initializer {type(self).__name__} is unseeded and being called multiple times, "
+                              "which will return identical values each time (even if the initializer is unseeded). "
+                              "Please update your code to provide a seed to the initializer, or avoid using the "
+                              "same initializer instance more than once.", stacklevel=4)
+        else:
+            self._used = True
 
     def _uniform(self, shape: Any, low: float, high: float, dtype: Any) -> Any:
         return stateless.stateless_random_uniform(_dims(shape), self._seed_pair(), low, high, dtype)

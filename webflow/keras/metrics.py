@@ -1,6 +1,9 @@
 """`keras.metrics`: streaming metrics (`update_state`, `result`, `reset_state`) kept as a weighted total and count.
 
-Accuracy metrics are the Mean of a per-example 0/1 match; `fit` reports a metric's running value over the epoch.
+As in tf_keras, the total and the count are two float32 variables (`metric.variables`: `total:0`, `count:0`) and
+`result()` is a tensor (total / count, 0 before any update): so `update_state` works eagerly and inside a
+`tf.function` alike (a custom training loop's traced step updates the same variables). Accuracy metrics are the
+Mean of a per-example 0/1 match; `fit` reports a metric's running value over the epoch.
 """
 
 from __future__ import annotations
@@ -10,18 +13,17 @@ from typing import Any
 from webflow.framework import dtypes
 from webflow.keras import backend
 from webflow.ops.array_ops import reshape
+from webflow.ops.binary_math_ops import div_no_nan
+from webflow.ops.broadcast_ops import broadcast_to
 from webflow.ops.logic_ops import equal
 from webflow.ops.math_ops import cast
 from webflow.ops.reduction_ops import argmax
+from webflow.ops.state_ops import Variable
 from webflow.ops.sum_mean_ops import reduce_sum
 
 
-def _total(value: Any) -> tuple[float, int]:
-    tensor = backend.convert_to_tensor(value)
-    size = 1
-    for dim in tensor.shape.as_list():
-        size *= dim
-    return float(reduce_sum(cast(tensor, dtypes.float64)).numpy()), size
+def _float32(value: Any) -> Any:
+    return cast(backend.convert_to_tensor(value), dtypes.float32)
 
 
 class Mean:
@@ -29,30 +31,61 @@ class Mean:
 
     def __init__(self, name: str = "mean", dtype: Any = None):
         self.name = name
-        self.reset_state()
+        self.total = Variable(0.0, name="total", trainable=False, dtype=dtypes.float32)
+        self.count = Variable(0.0, name="count", trainable=False, dtype=dtypes.float32)
+
+    @property
+    def variables(self) -> list:
+        return [self.total, self.count]
+
+    weights = variables
 
     def reset_state(self) -> None:
-        self.total = 0.0
-        self.count = 0.0
+        for variable in self.variables:
+            variable.assign(0.0)
 
     reset_states = reset_state
 
-    def update_state(self, values: Any, sample_weight: Any = None) -> None:
-        total, size = _total(values)
-        if sample_weight is not None and size == 1:   # one value standing for `sample_weight` examples
-            weight = float(sample_weight)
-            self.total += total * weight
-            self.count += weight
-            return
-        self.total += total
-        self.count += size
+    def update_state(self, values: Any, sample_weight: Any = None) -> Any:
+        """total += sum(values * w), count += sum(w) (w: sample_weight broadcast to the values' shape, else 1)."""
+        values = _float32(values)
+        if sample_weight is None:
+            total, count = reduce_sum(values), cast(_size(values), dtypes.float32)
+        else:
+            weights = broadcast_to(_aligned(_float32(sample_weight), values), _shape_of(values))
+            total, count = reduce_sum(values * weights), reduce_sum(weights)
+        self.total.assign_add(total)
+        return self.count.assign_add(count)
 
-    def result(self) -> float:
-        return self.total / self.count if self.count else 0.0
+    def result(self) -> Any:
+        return div_no_nan(self.total.read_value(), self.count.read_value())
 
-    def __call__(self, *args: Any, **kwargs: Any) -> float:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.update_state(*args, **kwargs)
         return self.result()
+
+
+def _aligned(weights: Any, values: Any) -> Any:
+    """Weights shaped to broadcast like tf_keras's (squeeze_or_expand_dimensions): a trailing size-1 axis dropped,
+    or axes added at the end, so [batch] weights cover each row of [batch, time] values."""
+    from webflow.ops.manip_ops import expand_dims, squeeze
+    if weights.shape.rank is None or values.shape.rank is None:
+        return weights
+    if weights.shape.rank == values.shape.rank + 1 and weights.shape.as_list()[-1] == 1:
+        weights = squeeze(weights, [-1])
+    while weights.shape.rank < values.shape.rank:
+        weights = expand_dims(weights, -1)
+    return weights
+
+
+def _size(values: Any) -> Any:
+    from webflow.ops.array_ops import size
+    return size(values)
+
+
+def _shape_of(values: Any) -> Any:
+    from webflow.ops.array_ops import shape
+    return shape(values)
 
 
 class MeanMetricWrapper(Mean):
@@ -61,7 +94,7 @@ class MeanMetricWrapper(Mean):
     fn: Any = None
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        super().update_state(type(self).fn(y_true, y_pred))
+        super().update_state(type(self).fn(y_true, y_pred), sample_weight)
 
 
 def accuracy(y_true: Any, y_pred: Any) -> Any:
@@ -70,8 +103,9 @@ def accuracy(y_true: Any, y_pred: Any) -> Any:
 
 
 def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Any:
-    labels = cast(reshape(backend.convert_to_tensor(y_true), [-1]), dtypes.int64)
-    return cast(equal(argmax(y_pred, axis=-1), labels), dtypes.float32)
+    predicted = argmax(y_pred, axis=-1)   # [batch] or [batch, time]: the labels take its shape
+    labels = cast(reshape(backend.convert_to_tensor(y_true), _shape_of(predicted)), dtypes.int64)
+    return cast(equal(predicted, labels), dtypes.float32)
 
 
 def categorical_accuracy(y_true: Any, y_pred: Any) -> Any:

@@ -74,7 +74,7 @@ def _shape_text(layer: Any, model: Any) -> str:
         or layer._inbound_nodes
     shapes = {str([tuple(t.shape.as_list()) for t in flatten(node.outputs)]) for node in nodes}
     if len(shapes) != 1:
-        return "multiple" if nodes else "?"
+        return "multiple"   # tf_keras: output_shape raises AttributeError, never called or several shapes
     outputs = flatten(nodes[0].outputs)
     return str(tuple(outputs[0].shape.as_list())) if len(outputs) == 1 else str(
         [tuple(t.shape.as_list()) for t in outputs])

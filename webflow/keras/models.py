@@ -23,10 +23,12 @@ def model_from_json(json_string: str, custom_objects: Any = None) -> Model:
 def load_model(filepath: Any, custom_objects: Any = None, compile: bool = True,  # noqa: A002 - tf_keras's name
                safe_mode: bool = True) -> Model:
     """A model saved by `model.save("m.keras")` (webflow's or tf_keras's): rebuilt from config.json, then its
-    weights set from model.weights.h5. Not compiled (the archive's optimizer state is not read)."""
+    weights set from model.weights.h5; with `compile`, compiled as saved, with its optimizer's state."""
     config, weights = saving_archive.read_archive(filepath)
     model = model_from_config(config, custom_objects)
     saving_archive.load_weights_h5(model, weights)
+    if compile:
+        saving_archive.load_compiled_state(model, config, weights)
     return model
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from webflow.autodiff.tape import GradientTape
 from webflow.framework import context, dtypes
+from webflow.framework.init_scope import init_scope
 from webflow.keras import backend, optimizer_options, optimizers_more, schedules
 from webflow.keras.schedules import LearningRateSchedule
 from webflow.keras.serialization import serialize_keras_object
@@ -30,9 +31,10 @@ class Optimizer:
         self._schedule = learning_rate if isinstance(learning_rate, LearningRateSchedule) else None
         # A float32 variable, as in tf_keras: callbacks (ReduceLROnPlateau ...) assign it between epochs and a
         # traced train step reads it at run time instead of freezing a Python number into its graph.
-        self._lr_variable = None if self._schedule else ResourceVariable(
-            float(learning_rate), dtype=dtypes.float32, trainable=False, name="learning_rate")
-        self.iterations = ResourceVariable(0, dtype=dtypes.int64, trainable=False, name="iteration")
+        with init_scope():   # an optimizer made inside a traced function still holds eager variables
+            self._lr_variable = None if self._schedule else ResourceVariable(
+                float(learning_rate), dtype=dtypes.float32, trainable=False, name="learning_rate")
+            self.iterations = ResourceVariable(0, dtype=dtypes.int64, trainable=False, name="iteration")
         self._slots: dict[tuple, Any] = {}
         optimizer_options.read_options(self, clipnorm, clipvalue, kwargs)   # weight_decay, global_clipnorm ...
 
@@ -74,11 +76,12 @@ class Optimizer:
         """The optimizer variable `name` of `variable` (made on first use, shaped like it)."""
         key = (id(variable), name)
         if key not in self._slots:
-            value = backend.zeros(variable.shape.as_list(), dtype=variable.dtype)
-            if initial:
-                value = value + initial
-            base = variable.name.split(":")[0]
-            self._slots[key] = ResourceVariable(value, trainable=False, name=f"{self.name}/{base}/{name}")
+            with init_scope():   # as tf_keras's `build`: a first traced step makes its slots eagerly
+                value = backend.zeros(variable.shape.as_list(), dtype=variable.dtype)
+                if initial:
+                    value = value + initial
+                base = variable.name.split(":")[0]
+                self._slots[key] = ResourceVariable(value, trainable=False, name=f"{self.name}/{base}/{name}")
         return self._slots[key]
 
     def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Any:

@@ -5,9 +5,10 @@
                        model.weights.h5  /layers/<dense, dense_1 ...>/vars/<0, 1 ...>  each layer's weights in order }
 
 tf_keras loads webflow's archive and the other way round. The weights file is HDF5, written and read with h5py
-(an optional dependency: `pip install h5py`, imported only here). Not saved: the optimizer's state and the
-compile arguments (the loaded model is not compiled); layers whose weights live in nested sublayers (RNN cells,
-wrappers) are stored flat, which webflow reads back but tf_keras does not.
+(an optional dependency: `pip install h5py`, imported only here). A compiled model also keeps its compile
+arguments (config.json's compile_config) and its optimizer's variables (optimizer/vars/<i>: saving_compile.py), so
+that the loaded model is compiled and `fit` continues where it stopped. Layers whose weights live in nested
+sublayers (RNN cells, wrappers) are stored flat, which webflow reads back but tf_keras does not.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import json
 import os
 import tempfile
 import time
+import warnings
 import zipfile
 from typing import Any
 
-from webflow.keras import backend, saving
+from webflow.keras import backend, saving, saving_compile
 
 
 def _h5py() -> Any:
@@ -42,6 +44,11 @@ def _weights_h5(model: Any) -> bytes:
             for index, weight in enumerate(layer.weights):
                 group.create_dataset(str(index), data=weight.numpy())
         file.create_group("vars")
+        state = saving_compile.optimizer_values(model)
+        if state is not None:   # as tf_keras: optimizer/vars/0 is `iterations`, then the slots
+            group = file.create_group("optimizer").create_group("vars")
+            for index, value in enumerate(state):
+                group.create_dataset(str(index), data=value)
     return buffer.getvalue()
 
 
@@ -69,6 +76,9 @@ def save_model(model: Any, filepath: Any, overwrite: bool = True) -> None:
               "registered_name": None}
     if config["class_name"] == "Functional":   # where tf_keras finds the class (it writes the same)
         config.update(module="tf_keras.src.engine.functional", registered_name="Functional")
+    compiled = saving_compile.compile_config(model)
+    if compiled is not None:
+        config["compile_config"] = compiled
     metadata = {"keras_version": saving.KERAS_VERSION, "date_saved": time.strftime("%Y-%m-%d@%H:%M:%S")}
     folder = os.path.dirname(os.path.abspath(filepath))
     handle, temporary = tempfile.mkstemp(dir=folder, suffix=".keras.tmp")
@@ -106,3 +116,20 @@ def load_weights_h5(model: Any, data: bytes) -> None:
                                  f"{[w.name for w in layer.weights]}")
             if stored:
                 layer.set_weights(stored)
+
+
+def load_compiled_state(model: Any, config: dict, data: bytes) -> None:
+    """`load_model(compile=True)`: compiles `model` as the archive's compile_config says and restores its optimizer's
+    variables (tf_keras does the same; an archive without them gives a fresh optimizer)."""
+    if not config.get("compile_config"):
+        return
+    try:
+        saving_compile.compile_from_config(model, config["compile_config"])
+    except ValueError as error:   # a loss or metric webflow does not have: the weights are still good
+        warnings.warn(f"The model was loaded but not compiled: {error} Compile it yourself.", stacklevel=3)
+        return
+    h5py = _h5py()
+    with h5py.File(io.BytesIO(data), "r") as file:
+        group = file.get("optimizer/vars")
+        if group is not None and len(group):
+            saving_compile.set_optimizer_values(model, [group[str(i)][()] for i in range(len(group))])

@@ -3,8 +3,9 @@
 
     step = wf.function(lambda x, y: model.train_step((x, y)))    # traced once per batch shape, then only run
 
-The first training step of a model runs eagerly: it builds what is built lazily (a deferred Sequential, the
-optimizer's slot variables), which must exist before a trace captures them. The streaming metrics are Python
+What is built lazily (a deferred Sequential's weights, the optimizer's slot variables) is made while the first
+batch is traced: variables made inside a trace are made eagerly (init_scope), and a first trace that made some is
+traced again to use them (runtime/function.py), as tf.function does in tf_keras. The streaming metrics are Python
 numbers, so inside a trace `train_step` only hands its (loss, predictions) out of the graph and the metrics are
 updated eagerly right after the call, with the same values. A Python learning rate is frozen into a trace, so
 setting `optimizer.learning_rate` (a callback does) retraces.
@@ -21,8 +22,7 @@ from webflow.runtime.function import function
 
 def train_on(model: Any, batch: tuple) -> dict:
     """One training step on `batch` = (x, y): eager or traced, as `compile(run_eagerly=)` chose."""
-    if _eager(model) or not getattr(model, "_train_step_ran", False):
-        object.__setattr__(model, "_train_step_ran", True)
+    if _eager(model):
         return _numbers(model.train_step(batch))
     traced = _traced(model, "_traced_train_step", _train_body)
     return _finish(model, batch, traced(batch[0], batch[1], _lr_key(model)))
@@ -82,7 +82,7 @@ def _finish(model: Any, batch: tuple, outputs: tuple) -> dict:
     compiled step, else the step's own logs with a metric's (frozen in the trace) value replaced by its result."""
     logs, deferred = outputs
     compiled_containers.apply_deferred(model, deferred, batch[1], _batch_size(batch[0]))
-    results = {metric.name: metric.result() for metric in model.metrics}
+    results = {metric.name: _number(metric.result()) for metric in model.metrics}   # tensors -> floats
     if not logs:
         return results
     return {name: results[name] if deferred and name in results else _number(value) for name, value in logs.items()}

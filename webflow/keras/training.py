@@ -16,9 +16,10 @@ from webflow.keras import losses as losses_module
 from webflow.keras import metrics as metrics_module
 from webflow.keras import optimizers as optimizers_module
 from webflow.keras import step_functions
-from webflow.keras.compiled_containers import CompiledLoss, CompiledMetrics
+from webflow.keras.compiled_containers import CompiledLoss, CompiledMetrics, metric_weights
 from webflow.keras.masks import get_mask, loss_weights
 from webflow.keras.progbar import Progbar
+from webflow.ops.dataset_values import INFINITE
 
 
 class TrainingMixin:
@@ -40,7 +41,10 @@ class TrainingMixin:
         object.__setattr__(self, "compiled_loss", CompiledLoss(self))
         object.__setattr__(self, "_loss_tracker", metrics_module.Mean("loss"))
         object.__setattr__(self, "_run_eagerly", bool(run_eagerly))
-        for stale in ("_traced_train_step", "_traced_test_step", "_traced_predict_step", "_train_step_ran"):
+        object.__setattr__(self, "_compile_arguments", {   # what model.save keeps (saving_compile.py)
+            "loss": loss, "metrics": metrics, "loss_weights": loss_weights, "weighted_metrics": weighted_metrics,
+            "run_eagerly": run_eagerly, "steps_per_execution": steps_per_execution, "jit_compile": jit_compile})
+        for stale in ("_traced_train_step", "_traced_test_step", "_traced_predict_step"):
             self.__dict__.pop(stale, None)   # a new optimizer or loss: trace (and build slots) again
 
     @property
@@ -78,12 +82,13 @@ class TrainingMixin:
         return [metric.name for metric in self.metrics]
 
     def _update_metrics(self, loss: Any, y: Any, y_pred: Any, batch_size: int) -> dict:
+        weights = metric_weights(y_pred)   # a masked output's metrics count its real timesteps only
         if getattr(self, "_deferred_metric_updates", None) is not None:   # inside a traced step: see step_functions
-            self._deferred_metric_updates.extend([("loss", loss), ("metrics", y_pred)])
+            self._deferred_metric_updates.extend([("loss", loss), ("metrics", y_pred, weights)])
             return {}
         self._loss_tracker.update_state(loss, sample_weight=batch_size)
         for metric in self.compiled_metrics:
-            metric.update_state(y, y_pred)
+            metric.update_state(y, y_pred, sample_weight=weights)
         return {metric.name: metric.result() for metric in [self._loss_tracker, *self.compiled_metrics]}
 
     # --- one batch ---
@@ -130,7 +135,14 @@ class TrainingMixin:
         verbose = 1 if verbose == "auto" else verbose
         if validation_split and validation_data is None:
             x, y, validation_data = _split(x, y, validation_split)
-        batches = _Batches(x, y, batch_size or 32, shuffle)
+        batches = _Batches(x, y, batch_size or 32, shuffle, steps_per_epoch)
+        try:  # Ctrl-C or an error mid-fit: the input's prefetch threads stop now, not when the traceback goes
+            return self._fit_epochs(batches, epochs, verbose, callbacks, validation_data, batch_size, initial_epoch)
+        finally:
+            batches.close()
+
+    def _fit_epochs(self, batches: _Batches, epochs: int, verbose: Any, callbacks: Any, validation_data: Any,
+                    batch_size: int | None, initial_epoch: int) -> Any:
         history = callbacks_module.History()
         params = {"verbose": verbose, "epochs": epochs, "steps": batches.steps}
         run = callbacks_module.CallbackList([*(callbacks or []), history], self, params)
@@ -166,25 +178,31 @@ class TrainingMixin:
                  sample_weight: Any = None, steps: Any = None, callbacks: Any = None, return_dict: bool = False,
                  **kwargs: Any) -> Any:
         verbose = 1 if verbose == "auto" else verbose
-        batches = _Batches(x, y, batch_size or 32, shuffle=False)
+        batches = _Batches(x, y, batch_size or 32, shuffle=False, steps=steps)
         self._reset_metrics()
         bar = Progbar(batches.steps, verbose=verbose)
         logs: dict = {}
-        for step, batch in enumerate(batches.epoch(), start=1):
-            logs = step_functions.test_on(self, batch)
-            bar.update(step, list(logs.items()))
+        try:
+            for step, batch in enumerate(batches.epoch(), start=1):
+                logs = step_functions.test_on(self, batch)
+                bar.update(step, list(logs.items()))
+        finally:
+            batches.close()   # Ctrl-C: the dataset's prefetch threads stop now (as in fit)
         return _result(logs, return_dict)
 
     def predict(self, x: Any, batch_size: int | None = None, verbose: Any = "auto", steps: Any = None,
                 callbacks: Any = None, **kwargs: Any) -> Any:
         from webflow.backends.arrays.numpy_arrays import np
         verbose = 1 if verbose == "auto" else verbose
-        batches = _Batches(x, None, batch_size or 32, shuffle=False)
+        batches = _Batches(x, None, batch_size or 32, shuffle=False, steps=steps)
         bar = Progbar(batches.steps, verbose=verbose)
         outputs = []
-        for step, batch in enumerate(batches.epoch(), start=1):
-            outputs.append(_to_numpy(step_functions.predict_on(self, batch[0])))
-            bar.update(step)
+        try:
+            for step, batch in enumerate(batches.epoch(), start=1):
+                outputs.append(_to_numpy(step_functions.predict_on(self, batch[0])))
+                bar.update(step)
+        finally:
+            batches.close()   # as in evaluate
         if isinstance(outputs[0], list):
             return [np.concatenate([out[i] for out in outputs]) for i in range(len(outputs[0]))]
         return np.concatenate(outputs)
@@ -231,18 +249,27 @@ class TrainingMixin:
 class _Batches:
     """Batches of (x, y) from arrays (in order, or reshuffled each epoch) or from a tf.data Dataset."""
 
-    def __init__(self, x: Any, y: Any, batch_size: int, shuffle: bool):
+    def __init__(self, x: Any, y: Any, batch_size: int, shuffle: bool, steps: Any = None):
         self.x, self.y, self.batch_size, self.shuffle = x, y, batch_size, shuffle
         self.dataset = hasattr(x, "element_spec") or (hasattr(x, "__iter__") and hasattr(x, "batch"))
+        self.iterator: Any = None
+        # tf_keras: with steps_per_epoch, one iterator runs across the epochs, `steps` elements each
+        self.persistent = bool(self.dataset and steps)
         if self.dataset:
-            self.steps = sum(1 for _ in x)
+            self.steps = int(steps) if steps else _count_elements(x)
         else:
             self.size = len(x[0]) if isinstance(x, (list, tuple)) else len(x)
             self.steps = math.ceil(self.size / batch_size)
 
     def epoch(self) -> Any:
         if self.dataset:
-            for element in self.x:
+            if not self.persistent or self.iterator is None:
+                self.close()
+                self.iterator = iter(self.x)
+            for _ in range(self.steps) if self.persistent else iter(int, 1):   # iter(int, 1): endless
+                element = next(self.iterator, _END)
+                if element is _END:
+                    return
                 yield _unpack(element) if isinstance(element, (tuple, list)) else (element, None)
             return
         from webflow.backends.arrays.numpy_arrays import np
@@ -250,6 +277,26 @@ class _Batches:
         for start in range(0, self.size, self.batch_size):
             index = slice(start, start + self.batch_size) if order is None else order[start:start + self.batch_size]
             yield _take(self.x, index), _take(self.y, index)
+
+
+    def close(self) -> None:
+        """Stops the dataset iterator's prefetch threads (a dropped iterator would, but a traceback keeps it)."""
+        iterator, self.iterator = self.iterator, None
+        if hasattr(iterator, "close"):
+            iterator.close()
+
+
+_END = object()
+
+
+def _count_elements(dataset: Any) -> int:
+    """The batches in one pass over a finite dataset; an endless one needs steps_per_epoch (tf_keras's words)."""
+    cardinality = getattr(dataset, "cardinality", None)
+    if cardinality is not None and int(cardinality()) == INFINITE:
+        raise ValueError("When providing an infinite dataset, you must specify the number of steps to run (if you "
+                         "did not intend to create an infinite dataset, make sure to not call `repeat()` on the "
+                         "dataset).")
+    return sum(1 for _ in dataset)
 
 
 def _take(data: Any, index: Any) -> Any:
@@ -261,7 +308,10 @@ def _take(data: Any, index: Any) -> Any:
 
 
 def _unpack(data: Any) -> tuple:
-    data = tuple(data)
+    """validation_data as evaluate's (x, y): a tuple or list (x, y[, sample_weight]); anything else (a
+    tf.data.Dataset of (x, y) batches, a generator) is evaluate's `x` itself, as in tf_keras."""
+    if not isinstance(data, (list, tuple)):
+        return (data, None)
     return (data[0], data[1] if len(data) > 1 else None)
 
 

@@ -36,10 +36,18 @@ def clock_step_us(samples: int = 5, spins: int = 100_000) -> float:
 def repeatable(graph: Any, run_metadata: Any) -> bool:
     """Whether every op the run executed can run again without changing anything (reads, math, no updates)."""
     for stat in run_metadata.step_stats.dev_stats:
-        opdef = OPS.get(stat.op_type)
-        if opdef is None or (opdef.stateful and stat.op_type not in _VARIABLES):
-            return False
+        for op_type in _graph_op_types(graph, stat):
+            opdef = OPS.get(op_type)
+            if opdef is None or (opdef.stateful and op_type not in _VARIABLES):
+                return False
     return bool(run_metadata.step_stats.dev_stats)
+
+
+def _graph_op_types(graph: Any, stat: Any) -> list:
+    """The graph op types a step ran: its own, or for a fused step (_FusedMatMul ...) those of the ops it fused."""
+    if stat.op_type in OPS or not stat.fused_nodes:
+        return [stat.op_type]
+    return [graph.get_operation_by_name(name).type for name in (stat.node_name, *stat.fused_nodes)]
 
 
 def averaged(run_once: Callable[[], Any], first: Any, budget_s: float = 0.02, max_runs: int = 50) -> Any:

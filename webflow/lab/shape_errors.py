@@ -117,10 +117,25 @@ def failed_op(exc: BaseException) -> FailedOp | None:
     op = getattr(exc, "op", None) if isinstance(exc, OpError) else None
     if op is None or not hasattr(op, "inputs"):
         return None
-    executor_frame = _frame_of(frames, _EXECUTOR_FILE, "execute")
-    args = executor_frame.f_locals.get("args") if executor_frame is not None else None
-    values = list(args) if isinstance(args, list) and len(args) == len(op.inputs) else _shapes_in_message(exc, op)
+    values = _kernel_inputs(frames, op) or _shapes_in_message(exc, op)
     return FailedOp("run", op.op_def, op.name, list(op.inputs), dict(op.node_def["attr"]), op.graph, op, values)
+
+
+def _kernel_inputs(frames: list, op: Any) -> list | None:
+    """The values the failed kernel got, from the executor's frame that ran it: its `args` list, or (the lean run
+    loop) its `values` dict read at the step's `input_uids`."""
+    for frame, _, _ in reversed(frames):
+        if os.path.abspath(frame.f_code.co_filename) != _EXECUTOR_FILE:
+            continue
+        local = frame.f_locals
+        args = local.get("args")
+        if isinstance(args, list) and len(args) == len(op.inputs):
+            return list(args)
+        values, uids = local.get("values"), local.get("input_uids")
+        if isinstance(values, dict) and isinstance(uids, (list, tuple)) and len(uids) == len(op.inputs) \
+                and all(uid in values for uid in uids):
+            return [values[uid] for uid in uids]
+    return None
 
 
 def _shapes_in_message(exc: BaseException, op: Any) -> list | None:

@@ -9,3 +9,6 @@ Each section belongs to the module that defines the names.
 from webflow.metrics.metrics_impl import (
     accuracy, false_negatives, false_positives, mean, mean_squared_error, precision, recall, true_positives,
 )
+
+# --- auc (metrics/auc_impl.py) ---
+from webflow.metrics.auc_impl import auc

@@ -38,10 +38,17 @@ from webflow.ops.pool_ops import max_pool_v2 as max_pool
 
 # --- convolutions (ops/conv_ops.py) ---
 from webflow.ops.conv_ops import conv2d, conv2d_transpose, convolution
-from webflow.nn.depthwise_conv import depthwise_conv2d, separable_conv2d  # ops/depthwise_conv_ops.py
+from webflow.nn.depthwise_conv import depthwise_conv2d_v2 as depthwise_conv2d  # ops/depthwise_conv_ops.py
+from webflow.nn.depthwise_conv import separable_conv2d_v2 as separable_conv2d
 from webflow.ops.depthwise_conv_ops import depthwise_conv2d_native
 
 # --- sampled losses and candidate samplers (nn/sampled_losses.py, ops/candidate_sampling_ops.py) ---
 from webflow.nn.sampled_losses import nce_loss_v2 as nce_loss
 from webflow.nn.sampled_losses import sampled_softmax_loss_v2 as sampled_softmax_loss
 from webflow.ops.candidate_sampling_ops import compute_accidental_hits
+
+# --- space to batch / depth (ops/space_batch_ops.py, nn/space_to_batch.py) ---
+from webflow.ops.space_batch_ops import depth_to_space_v2 as depth_to_space
+from webflow.ops.space_batch_ops import space_to_batch_v2 as space_to_batch
+from webflow.ops.space_batch_ops import space_to_depth_v2 as space_to_depth
+from webflow.nn.space_to_batch import with_space_to_batch

@@ -12,7 +12,7 @@ import collections
 from typing import Any
 
 from webflow.framework import context, dtypes
-from webflow.ops import array_ops, binary_math_ops, concat_ops, init_ops, matmul_ops, unary_math_ops
+from webflow.ops import array_ops, binary_math_ops, concat_ops, init_ops, matmul_ops, nn_ops, unary_math_ops
 from webflow.ops.control_flow_ops import flatten, pack_sequence_as
 from webflow.ops.registry import op_scope
 from webflow.ops.variable_scope import get_variable, variable_scope
@@ -131,10 +131,10 @@ def _unique_cell_name(base: str) -> str:
 
 
 def _linear(inputs: list, kernel: Any, bias: Any = None) -> Any:
-    """concat(inputs, 1) @ kernel (+ bias)."""
+    """concat(inputs, 1) @ kernel (+ bias, a BiasAdd as TensorFlow's cells add it: its gradient is one BiasAddGrad)."""
     joined = concat_ops.concat(inputs, 1) if len(inputs) > 1 else inputs[0]
     result = matmul_ops.matmul(joined, kernel)
-    return result if bias is None else result + bias
+    return result if bias is None else nn_ops.bias_add(result, bias)
 
 
 class BasicRNNCell(RNNCell):

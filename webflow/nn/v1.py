@@ -35,3 +35,9 @@ from webflow.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidire
 # --- sampled losses: TF1 signatures with partition_strategy (nn/sampled_losses.py) ---
 from webflow.nn.sampled_losses import nce_loss, sampled_softmax_loss
 from webflow.ops.candidate_sampling_ops import log_uniform_candidate_sampler, uniform_candidate_sampler
+
+# --- depthwise / separable convolutions with TF1's `rate` (nn/depthwise_conv.py) ---
+from webflow.nn.depthwise_conv import depthwise_conv2d, separable_conv2d
+
+# --- space to batch / depth: TF1 signatures (ops/space_batch_ops.py) ---
+from webflow.ops.space_batch_ops import depth_to_space, space_to_batch, space_to_depth

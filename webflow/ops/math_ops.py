@@ -28,12 +28,13 @@ from webflow.ops.registry import apply_op, op_scope, output_spec, register_gradi
 from webflow.ops.shapes import broadcast_binary, merged_shape, same_as_input
 
 NUMBERS = dtypes.NUMERIC
+SIGNED = dtypes.FLOATING + (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
 FLOATS = dtypes.FLOATING
 
 
 # --- AddV2 ------------------------------------------------------------------------------------------
-@register_op("AddV2", "Add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=c_elementwise.add,
-             portable=array_kernels.add_strings)
+@register_op("AddV2", "Add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS,
+             c=c_elementwise.add, portable=array_kernels.add_strings)
 def add_kernel(x: Any, y: Any) -> Any:
     """z = x + y (broadcasting; strings are concatenated)."""
     z = np.add(x, y)
@@ -43,7 +44,7 @@ def add_kernel(x: Any, y: Any) -> Any:
 # TensorFlow's older Add: the same sum, but it also takes strings (AddV2's T excludes them), so `tf.add` and `+`
 # make an Add for string operands and an AddV2 otherwise, as TensorFlow's math_ops.add does
 register_op("Add", "Add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1),
-            portable=array_kernels.add_strings)(add_kernel)
+            allowed=NUMBERS + (dtypes.string,), portable=array_kernels.add_strings)(add_kernel)
 
 
 @register_gradient("AddV2")
@@ -70,7 +71,8 @@ def _is_string(value: Any) -> bool:
 
 
 # --- Sub --------------------------------------------------------------------------------------------
-@register_op("Sub", "Sub", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=c_elementwise.sub)
+@register_op("Sub", "Sub", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS,
+             c=c_elementwise.sub)
 def sub_kernel(x: Any, y: Any) -> Any:
     """z = x - y (broadcasting)."""
     return np.subtract(x, y)
@@ -88,7 +90,8 @@ def subtract(x: Any, y: Any, name: str | None = None) -> Any:
 
 
 # --- Mul --------------------------------------------------------------------------------------------
-@register_op("Mul", "Mul", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), c=c_elementwise.mul)
+@register_op("Mul", "Mul", inputs=("x", "y"), shape=broadcast_binary, same_dtype=(0, 1), allowed=NUMBERS,
+             c=c_elementwise.mul)
 def mul_kernel(x: Any, y: Any) -> Any:
     """z = x * y (broadcasting)."""
     return np.multiply(x, y)
@@ -142,7 +145,7 @@ divide = truediv
 
 
 # --- Neg --------------------------------------------------------------------------------------------
-@register_op("Neg", "Neg", inputs=("x",), shape=same_as_input, c=c_elementwise.neg)
+@register_op("Neg", "Neg", inputs=("x",), shape=same_as_input, allowed=SIGNED, c=c_elementwise.neg)
 def neg_kernel(x: Any) -> Any:
     """y = -x."""
     return np.negative(x)
@@ -165,10 +168,14 @@ def _add_n_shape(inputs: list, attrs: dict) -> tuple:
 
 @register_op("AddN", "AddN", inputs=("*inputs",), shape=_add_n_shape, same_dtype="all", portable=shape_kernels.add_n)
 def add_n_kernel(*values: Any, N: int) -> Any:  # noqa: N803 - TensorFlow's attr name
-    """y = sum_i x_i (same shapes)."""
+    """y = sum_i x_i (same shapes), added in order."""
     total = values[0]
     for value in values[1:]:
-        total = np.add(total, value)
+        if total is not values[0] and type(total) is np.ndarray and getattr(value, "shape", None) == total.shape:
+            # our own sum so far: add into it, no new array (runtime/running_sums.py replays this loop)
+            np.add(total, value, out=total)
+        else:
+            total = np.add(total, value)
     return np.asarray(total)
 
 
@@ -248,6 +255,13 @@ register_tensor_conversion_function(
 
 
 # --- Python operators on tensors ------------------------------------------------------------------
+def _multiply_or_and(x: Any, y: Any, name: str | None = None) -> Any:
+    """`x * y`; on bools (which Mul refuses) TensorFlow's operator multiplies them as int32 and casts back."""
+    if dtypes.bool not in (x.dtype.base_dtype, y.dtype.base_dtype):
+        return multiply(x, y, name=name)
+    return cast(multiply(cast(x, dtypes.int32), cast(y, dtypes.int32), name=name), dtypes.bool)
+
+
 def _binary_operator(function: Any, op_name: str) -> Any:
     """x <op> y with y converted to x's dtype (so `x + 1` works on float32 x), under TF's name scope."""
     from webflow.framework import context
@@ -278,6 +292,6 @@ def _is_python_number(value: Any) -> bool:
 
 OPERATORS.update({
     "add": _binary_operator(add, "add"), "sub": _binary_operator(subtract, "sub"),
-    "mul": _binary_operator(multiply, "mul"), "truediv": _binary_operator(truediv, "truediv"),
+    "mul": _binary_operator(_multiply_or_and, "mul"), "truediv": _binary_operator(truediv, "truediv"),
     "matmul": lambda x, y: matmul(x, y), "neg": lambda x: negative(x),
 })

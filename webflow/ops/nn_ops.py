@@ -102,6 +102,8 @@ SOFTMAX_IN_PLACE_MIN = 1 << 18
 
 
 def _stable_softmax(x: Any) -> Any:
+    if x.size == 0:   # an empty tensor (np.max has no identity): TensorFlow returns it as it is
+        return x.copy()
     shifted = x - np.max(x, axis=-1, keepdims=True)   # exp of a shifted value never overflows
     if shifted.size < SOFTMAX_IN_PLACE_MIN:
         e = np.exp(shifted)
@@ -130,6 +132,8 @@ def _softmax_grad(op: Any, grad: Any) -> Any:
              c=c_softmax.log_softmax)
 def log_softmax_kernel(logits: Any) -> Any:
     """y_i = x_i - log(sum_j exp(x_j)) over the last axis (computed with x - max(x))."""
+    if logits.size == 0:   # an empty tensor (np.max has no identity): TensorFlow returns it as it is
+        return logits.copy()
     shifted = logits - np.max(logits, axis=-1, keepdims=True)
     return (shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))).astype(logits.dtype, copy=False)
 
@@ -322,7 +326,8 @@ def _sparse_xent_shape(inputs: list, attrs: dict) -> list:
 @register_op("SparseSoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
              inputs=("features", "labels"), shape=_sparse_xent_shape, allowed=FLOATS, c=c_softmax.sparse_softmax_xent)
 def sparse_softmax_xent_kernel(features: Any, labels: Any) -> list:
-    """loss_b = -log_softmax(features)_b,labels_b; backprop = softmax(features) - one_hot(labels)."""
+    """loss_b = log(sum_j exp(s_bj)) - s_b,labels_b with s = features - max(features) (= -log_softmax at the label);
+    backprop = exp(s) / sum_j exp(s_bj) - one_hot(labels) (softmax minus one-hot, as TensorFlow's kernel)."""
     classes = features.shape[-1]
     bad = (labels < 0) | (labels >= classes)
     if np.any(bad):
@@ -330,11 +335,14 @@ def sparse_softmax_xent_kernel(features: Any, labels: Any) -> list:
                                                f"valid range of [0, {classes}).  Label values: "
                                                + " ".join(str(v) for v in labels.tolist()))
     shifted = features - np.max(features, axis=-1, keepdims=True)
-    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+    exps = np.exp(shifted)
+    sums = np.sum(exps, axis=-1, keepdims=True)
     rows = np.arange(labels.shape[0])
-    backprop = np.exp(log_probs)
+    loss = np.log(sums[:, 0]) - shifted[rows, labels]
+    # one exp pass, not two (exp(s - log(sum)) was 1.5 of an LM's 5.5 ms on [400, 10000] logits)
+    backprop = np.divide(exps, sums, out=exps)
     backprop[rows, labels] -= 1.0            # backprop is a fresh array: no input is modified
-    return [(-log_probs[rows, labels]).astype(features.dtype, copy=False), backprop.astype(features.dtype, copy=False)]
+    return [loss.astype(features.dtype, copy=False), backprop.astype(features.dtype, copy=False)]
 
 
 @register_gradient("SparseSoftmaxCrossEntropyWithLogits")

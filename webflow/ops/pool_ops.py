@@ -109,8 +109,8 @@ def max_pool_kernel(x: Any, *, ksize: list, strides: list, padding: str, data_fo
     if windows.empty:
         return np.zeros(from_nhwc_dims(windows.out_shape, data_format), x.dtype)
     best = window_max(windows, windows.pad(to_nhwc(x, data_format), never_max(x.dtype)))
-    if x.dtype.kind == "f":     # TensorFlow starts each max at the lowest finite value: -inf becomes -max
-        np.maximum(best, np.finfo(x.dtype).min, out=best)
+    if x.dtype.kind == "f":     # TensorFlow starts each max at the lowest finite value: -inf (and a window of
+        np.fmax(best, np.finfo(x.dtype).min, out=best)   # NaN only, fmax's NaN rule) becomes -max
     return from_nhwc(best, data_format)
 
 

@@ -119,8 +119,10 @@ def _prod_grad(op: Any, grad: Any) -> list:
     perm = reduced + [i for i in range(rank) if i not in reduced]
     moved = manip_ops.transpose(x, perm) if perm != list(range(rank)) else x
     if x.shape.is_fully_defined():
-        group = int(math.prod([x.shape.as_list()[i] for i in reduced]))
-        flat = array_ops.reshape(moved, [group, -1])
+        dims = x.shape.as_list()
+        group = int(math.prod([dims[i] for i in reduced]))
+        rest = int(math.prod([dims[i] for i in range(rank) if i not in reduced]))
+        flat = array_ops.reshape(moved, [group, rest])   # (not -1: an empty x could not infer it)
     else:
         from webflow.ops.gather_ops import gather
 
@@ -203,13 +205,15 @@ def _arg_reduce(function: Any, x: Any, dimension: Any, output_type: Any) -> Any:
     axis = int(dimension)
     if x.shape[axis % x.ndim] == 0:
         raise InvalidArgumentError(None, None, f"Reduction axis {axis} is empty in shape {list(x.shape)}")
+    if x.dtype.kind == "f" and np.isnan(x).any():   # TensorFlow never picks a NaN (NumPy always does)
+        x = np.where(np.isnan(x), -np.inf if function is np.argmax else np.inf, x)
     return np.asarray(function(x, axis=axis)).astype(output_type.as_numpy_dtype)
 
 
 @register_op("ArgMax", "ArgMax", inputs=("input", "dimension"), shape=_arg_reduce_shape, allowed=NUMBERS + BOOL,
              portable=array_kernels.arg_max)
 def arg_max_kernel(x: Any, dimension: Any, *, output_type: Any) -> Any:
-    """y = index of the largest x along `dimension` (the first one on ties)."""
+    """y = index of the largest x along `dimension` (the first one on ties; NaN never wins, as in TensorFlow)."""
     return _arg_reduce(np.argmax, x, dimension, output_type)
 
 
@@ -270,7 +274,7 @@ def _scan(x: Any, axis: Any, exclusive: bool, reverse: bool, ufunc: Any, identit
                                                f"but got {axis}")
     values = np.flip(x, axis) if reverse else x
     out = ufunc.accumulate(values, axis=axis, dtype=x.dtype)
-    if exclusive:
+    if exclusive and x.shape[axis]:   # (an empty axis stays empty: no identity row to shift in)
         out = np.moveaxis(out, axis, 0)
         first = np.full((1,) + out.shape[1:], identity, dtype=x.dtype)
         out = np.moveaxis(np.concatenate([first, out[:-1]], axis=0), 0, axis)

@@ -121,11 +121,9 @@ NoGradient = NotDifferentiable
 
 def gradient_function(op: Any) -> Callable | None:
     """The gradient rule for `op`, honouring `gradient_override_map` and `RegisterGradient`."""
-    op_type = op.type
-    graph = getattr(op, "graph", None)
-    overrides = getattr(graph, "_gradient_override_map", None) if graph is not None else None
-    if overrides and op_type in overrides:
-        op_type = overrides[op_type]
+    # the gradient_override_map in force when the op was built (Graph._create_op), as TensorFlow's
+    # `_gradient_op_type` attr: it holds however long after the block the gradient is asked for
+    op_type = getattr(op, "_gradient_op_type", None) or op.type
     if op_type in _GRADIENT_OVERRIDES:
         return _GRADIENT_OVERRIDES[op_type]
     if op_type in _NOT_DIFFERENTIABLE:

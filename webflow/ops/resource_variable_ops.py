@@ -14,11 +14,14 @@ from webflow.backends.arrays.carray import CArray
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.framework import context, dtypes
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError
-from webflow.framework.tensor import EagerTensor
+from webflow.framework.init_scope import init_scope
+from webflow.framework.tensor import EagerTensor, Tensor
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops.convert import constant_value, convert_to_tensor, register_tensor_conversion_function
+from webflow.ops.lift_to_eager import lift_to_eager
 from webflow.ops.registry import NotDifferentiable, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import no_outputs
+from webflow.ops.update_lock import VARIABLE_UPDATES
 from webflow.ops.variables import _VariableOperators, stored_shape
 
 
@@ -54,11 +57,12 @@ def _as_stored(value: Any, dtype: Any) -> Any:
 
 def _resource_assign(handle: Any, value: Any, update: Any) -> None:
     variable = handle
-    new = update(variable._value, value)
-    if stored_shape(new) != stored_shape(variable._value) and variable._shape.is_fully_defined():
-        raise InvalidArgumentError(None, None, f"Trying to assign to variable with tensor with wrong shape. "
-                                   f"Expected {variable._shape} got {TensorShape(stored_shape(value))}")
-    variable._value = _as_stored(new, variable._value.dtype)
+    with VARIABLE_UPDATES:  # read, update and store as one step across threads (update_lock.py)
+        new = update(variable._value, value)
+        if stored_shape(new) != stored_shape(variable._value) and variable._shape.is_fully_defined():
+            raise InvalidArgumentError(None, None, f"Trying to assign to variable with tensor with wrong shape. "
+                                       f"Expected {variable._shape} got {TensorShape(stored_shape(value))}")
+        variable._value = _as_stored(new, variable._value.dtype)
 
 
 @register_op("AssignVariableOp", "AssignVariableOp", inputs=("resource", "value"), shape=no_outputs, stateful=True)
@@ -95,9 +99,14 @@ class ResourceVariable(_VariableOperators):
                  aggregation: Any = None, shape: Any = None, collections: Any = None, **kwargs: Any):
         if initial_value is None:
             raise ValueError("The `initial_value` arg (None) must be specified.")
-        if callable(initial_value):
-            initial_value = initial_value()
-        initial = convert_to_tensor(initial_value, dtype=dtype)
+        for rule in context.variable_creation_hooks():   # inside a wf.function: only its first trace makes variables
+            rule()
+        with init_scope():   # as TensorFlow's: the initial value is made eagerly, even while a function is traced
+            if callable(initial_value):
+                initial_value = initial_value()
+            if isinstance(initial_value, Tensor) and initial_value.graph.building_function:
+                initial_value = lift_to_eager(initial_value)
+            initial = convert_to_tensor(initial_value, dtype=dtype)
         if not isinstance(initial, EagerTensor):
             raise ValueError("An eager variable needs an eager initial value")
         self._value = initial._value

@@ -86,6 +86,8 @@ def _one_hot_shape(inputs: list, attrs: dict) -> tuple:
 def one_hot_kernel(indices: Any, depth: Any, on_value: Any, off_value: Any, *, axis: int, dtype: Any) -> Any:
     """y[..., j, ...] = on_value if indices[...] == j else off_value."""
     depth = int(depth)
+    if depth < 0:  # np.arange would give an empty axis; TensorFlow's kernel refuses
+        raise ValueError(f"depth must be non-negative, got: {depth}")
     hot = np.arange(depth) == np.asarray(indices)[..., None]
     result = np.where(hot, on_value, off_value).astype(on_value.dtype)
     return result if axis == -1 else np.moveaxis(result, -1, axis)

@@ -18,12 +18,14 @@ from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.framework import context, dtypes
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError
 from webflow.framework.graph import GraphKeys
+from webflow.framework.init_scope import building_function_in_eager
 from webflow.framework.tensor_shape import TensorShape
 from webflow.framework.uninitialized import UNINITIALIZED
 from webflow.ops import array_ops
 from webflow.ops.convert import convert_to_tensor, register_tensor_conversion_function
 from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_op
 from webflow.ops.resource_variable_ops import ResourceVariable
+from webflow.ops.update_lock import VARIABLE_UPDATES
 from webflow.ops.variables import _VariableOperators, stored_shape
 
 
@@ -57,25 +59,27 @@ def _assign_shape(inputs: list, attrs: dict) -> tuple:
 def assign_kernel(context: Any, ref: Any, value: Any, *, validate_shape: bool = True, use_locking: bool = True) -> Any:
     """ref <- value; output = the new value."""
     key = context.ref_key(0)
-    if validate_shape and key in context.resources and stored_shape(context.resources[key]) != stored_shape(value):
-        raise InvalidArgumentError(None, context.op, f"Assign requires shapes of both tensors to match. "
-                                   f"lhs shape= {list(stored_shape(context.resources[key]))} "
-                                   f"rhs shape= {list(stored_shape(value))}")
-    context.resources[key] = value
+    with VARIABLE_UPDATES:  # another thread's assign_add must not store between this check and the store
+        if validate_shape and key in context.resources and stored_shape(context.resources[key]) != stored_shape(value):
+            raise InvalidArgumentError(None, context.op, f"Assign requires shapes of both tensors to match. "
+                                       f"lhs shape= {list(stored_shape(context.resources[key]))} "
+                                       f"rhs shape= {list(stored_shape(value))}")
+        context.resources[key] = value
     return value
 
 
 def _update_kernel(sign: int):
     def kernel(context: Any, ref: Any, value: Any, *, use_locking: bool = False) -> Any:
         key = context.ref_key(0)
-        if key not in context.resources:
-            raise FailedPreconditionError(None, context.op, f"Attempting to use uninitialized value {key}")
-        old = context.resources[key]
-        if stored_shape(old) != stored_shape(value) and math.prod(stored_shape(value)) != 1:
-            raise InvalidArgumentError(None, context.op, f"Must have the same shape: {list(stored_shape(old))} vs "
-                                       f"{list(stored_shape(value))}")
-        new = backend_values.add(old, value, sign)
-        context.resources[key] = new
+        with VARIABLE_UPDATES:  # read, add and store as one step: no other thread's update is lost (update_lock.py)
+            if key not in context.resources:
+                raise FailedPreconditionError(None, context.op, f"Attempting to use uninitialized value {key}")
+            old = context.resources[key]
+            if stored_shape(old) != stored_shape(value) and math.prod(stored_shape(value)) != 1:
+                raise InvalidArgumentError(None, context.op, f"Must have the same shape: {list(stored_shape(old))} "
+                                           f"vs {list(stored_shape(value))}")
+            new = backend_values.add(old, value, sign)
+            context.resources[key] = new
         return new
 
     return kernel
@@ -300,16 +304,29 @@ def Session_feed(variable: Any, value: Any) -> Any:  # noqa: N802 - reads like t
     return array
 
 
-def Variable(*args: Any, **kwargs: Any) -> Any:  # noqa: N802 - TensorFlow's class-like factory
-    """`tf.Variable`: a ResourceVariable when executing eagerly, a RefVariable while building a graph."""
-    if context.executing_eagerly():
-        kwargs.pop("collections", None)
-        kwargs.pop("expected_shape", None)
-        return ResourceVariable(*args, **kwargs)
-    return RefVariable(*args, **kwargs)
-
-
 VariableTypes = (RefVariable, ResourceVariable)
+
+
+class _VariableFactory(type):
+    """Makes `tf.Variable(...)` build the kind of variable the context needs, and `isinstance(v, tf.Variable)` hold
+    for both kinds (and their subclasses, e.g. Keras's AutoCastVariable), as for TensorFlow's tf.Variable."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if context.executing_eagerly() or building_function_in_eager():   # in a wf.function: lifted out, as TF2's
+            kwargs.pop("collections", None)
+            kwargs.pop("expected_shape", None)
+            return ResourceVariable(*args, **kwargs)
+        return RefVariable(*args, **kwargs)
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        return isinstance(instance, VariableTypes)
+
+    def __subclasscheck__(cls, subclass: Any) -> bool:
+        return isinstance(subclass, type) and issubclass(subclass, VariableTypes)
+
+
+class Variable(metaclass=_VariableFactory):
+    """`tf.Variable`: a ResourceVariable when executing eagerly, a RefVariable while building a graph."""
 
 
 def _ref_variable_to_tensor(variable: Any, dtype: Any = None, name: str | None = None, as_ref: bool = False) -> Any:

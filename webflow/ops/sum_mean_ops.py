@@ -49,7 +49,8 @@ def _axes_tuple(axes: Any) -> tuple:
     return tuple(int(a) for a in np.asarray(axes).reshape(-1))
 
 
-@register_op("Sum", "Sum", inputs=("input", "reduction_indices"), shape=reduction_shape, c=c_reduce.sum_reduce)
+@register_op("Sum", "Sum", inputs=("input", "reduction_indices"), shape=reduction_shape,
+             allowed=dtypes.NUMERIC, c=c_reduce.sum_reduce)
 def sum_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = sum of x over axes."""
     axes = _axes_tuple(axes)
@@ -124,7 +125,8 @@ def _ops() -> dict:
     return OPS
 
 
-@register_op("Mean", "Mean", inputs=("input", "reduction_indices"), shape=reduction_shape, c=c_reduce.reduce_mean)
+@register_op("Mean", "Mean", inputs=("input", "reduction_indices"), shape=reduction_shape,
+             allowed=dtypes.NUMERIC, c=c_reduce.reduce_mean)
 def mean_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
     """y = mean of x over axes (integer inputs: integer division, as TF)."""
     axes = _axes_tuple(axes)

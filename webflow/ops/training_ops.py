@@ -28,6 +28,7 @@ from webflow.framework import dtypes
 from webflow.framework.errors import FailedPreconditionError, InvalidArgumentError
 from webflow.ops.registry import OPS, NotDifferentiable, ShapeError, apply_op, output_spec, register_op
 from webflow.ops.shapes import no_outputs
+from webflow.ops.update_lock import VARIABLE_UPDATES
 
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 
@@ -237,6 +238,12 @@ def _new_state(update: Callable, state: list, owned: list, rest: list, names: tu
 
 def _ref_kernel(update: Callable, names: tuple, num_state: int, sparse: bool) -> Callable:
     def kernel(context: Any, *values: Any, use_locking: bool = False, **attrs: Any) -> Any:
+        if use_locking:  # TensorFlow's use_locking: no other thread's update between this read and store
+            with VARIABLE_UPDATES:
+                return apply(context, *values, **attrs)
+        return apply(context, *values, **attrs)
+
+    def apply(context: Any, *values: Any, **attrs: Any) -> Any:
         keys = [_read_state(context, i)[0] for i in range(num_state)]
         store = context.resources
         owned = [_overwritable(_references_in(store, key), _ONLY_IN_STORE, store[key]) for key in keys]
@@ -254,6 +261,12 @@ def _ref_kernel(update: Callable, names: tuple, num_state: int, sparse: bool) ->
 
 def _resource_kernel(update: Callable, names: tuple, num_state: int, sparse: bool) -> Callable:
     def kernel(*values: Any, use_locking: bool = False, **attrs: Any) -> None:
+        if use_locking:  # as in _ref_kernel
+            with VARIABLE_UPDATES:
+                return apply(*values, **attrs)
+        return apply(*values, **attrs)
+
+    def apply(*values: Any, **attrs: Any) -> None:
         variables = values[:num_state]
         for variable in variables:
             if getattr(variable, "_value", None) is None:

@@ -19,7 +19,7 @@ from webflow.framework.uninitialized import UNINITIALIZED
 from webflow.ops import functional_ops
 from webflow.ops.constants import shape_text
 from webflow.ops.registry import gradient_function  # noqa: F401  (re-exported for debug tools)
-from webflow.runtime import fusion
+from webflow.runtime import fusion, running_sums
 from webflow.runtime.kernel_errors import KERNEL_ERRORS, kernel_error, missing_numpy_error, with_op
 
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -57,6 +57,7 @@ class Plan:
         self.fetches = fetches
         self.fed_uids = fed_uids
         self.logged = False
+        self.lean_ready = False  # each step's `lean` is set on the first untraced run
         # Constants are looked up once here instead of being "run" each time: this halves the
         # per-run cost of a typical small graph (measured 51 -> 25 us for 10 adds and 11 consts).
         self.constants = {op._outputs[0]._uid: op._attrs["value"] for op in ops if op.type == "Const"}
@@ -79,6 +80,8 @@ class Plan:
         self.steps = [step for step in self.steps if id(step) not in unread_ids]
         # chains such as Conv2D -> bias add -> Relu run as one kernel, as TensorFlow's remapper does (fusion.py)
         self.steps = fusion.fuse(self.steps, {t._uid for t in fetches} | fed_uids, _Step)
+        # an AddN of many private terms (a gradient over an RNN's time steps) summed as they are made
+        self.steps = running_sums.stream(self.steps, {t._uid for t in fetches} | fed_uids, _Step)
 
     def all_steps(self) -> list:
         """Every step that runs, with fused steps' parts in place of the fused step."""
@@ -158,7 +161,7 @@ class _Step:
     """One op, pre-digested for the run loop: kernel, input/output ids, attrs."""
 
     __slots__ = ("op", "kernel", "backend", "input_uids", "output_uids", "attrs", "needs_context",
-                 "reads_ref_value", "alias_inputs", "skip", "state_inputs", "op_type", "parts")
+                 "reads_ref_value", "alias_inputs", "skip", "state_inputs", "op_type", "parts", "lean", "dead")
 
     def __init__(self, op: Any):
         self.op = op
@@ -178,6 +181,8 @@ class _Step:
         self.skip: str | None = None
         self.op_type = op.type  # as traced: a fused step says _FusedConv2D (runtime/fusion.py)
         self.parts: list | None = None  # a fused step's chain of steps, whose kernels it calls
+        self.lean: tuple | None = None  # set by _prepare_lean once the plan is complete (see _lean)
+        self.dead: tuple | None = None  # uids of the values no later step reads (_prepare_lean)
 
 
 _NOTHING = (None,) * 8  # what an op gets for the variable references it reads by name (OpDef.state_inputs)
@@ -229,8 +234,11 @@ def _topological_order(needed: dict) -> list:
 
 
 def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
-            log_placement: bool = False, trace: list | None = None, run_state: dict | None = None) -> dict:
-    """Runs the plan's ops in order; returns {tensor uid: value} for every tensor produced or fed.
+            log_placement: bool = False, trace: list | None = None, run_state: dict | None = None,
+            keep_all: bool = False) -> dict:
+    """Runs the plan's ops in order; returns {tensor uid: value} for the fetched tensors, and for every tensor
+    produced or fed when `keep_all` or `trace` (else a value is dropped once its last reader has run, as
+    TensorFlow frees a tensor: the memory it held is reused while still in cache).
     `run_state`: what this run's kernels share (a queue op's "deadline", from RunOptions.timeout_in_ms)."""
     values = dict(plan.constants)
     values.update(feeds)
@@ -241,50 +249,121 @@ def execute(plan: Plan, feeds: dict, resources: dict, session: Any = None,
                 part.kernel, part.backend = selection.node_kernel(part.op)
             if step.parts:  # the fused kernel stays; it runs its parts' kernels
                 step.backend = step.parts[0].backend
+        plan.lean_ready = False  # the steps' kernels changed
         plan.generation = selection.STATE.generation
     if log_placement and not plan.logged:
         _log_placement(plan)
         plan.logged = True
-    for step in plan.steps:
-        # VariableV2 and `v/read`, whose outputs nobody reads (_alias_only); a traced run still lists them.
-        # Not holding the variable's array here also lets an optimizer update it in place (training_ops.py).
-        if step.skip is not None and (not step.skip or step.skip in resources):
-            for uid in step.output_uids:
-                values[uid] = None  # a stand-in: consumers of `v/read` read the variable (alias_inputs)
-            if trace is not None:
-                now = time.perf_counter()
-                trace.append((step.op, now, now, step.backend, step.op_type, ()))
-            continue
-        args = [values[uid] for uid in step.input_uids]
-        if step.state_inputs:
-            args[:step.state_inputs] = _NOTHING[:step.state_inputs]
-        if step.alias_inputs:
-            for index, tensor, variable in step.alias_inputs:
-                args[index] = _current_value(tensor, variable, resources, step.op)
-        if step.reads_ref_value:
-            check_initialized(step.op, args)
-        started = time.perf_counter() if trace is not None else 0.0
-        try:
-            if step.needs_context:
-                result = step.kernel(GraphKernelContext(step.op, resources, session, run_state), *args, **step.attrs)
-            else:
-                result = step.kernel(*args, **step.attrs)
-        except OpError as error:
-            raise with_op(error, step.op) from None
-        except KERNEL_ERRORS as error:
-            raise kernel_error(step.op, args, error, step.attrs) from None
-        except NumpyUnavailable as error:
-            raise missing_numpy_error(step.op, args, error, step.attrs) from None
-        if trace is not None:
-            trace.append((step.op, started, time.perf_counter(), step.backend, step.op_type, _fused_names(step)))
-        if len(step.output_uids) == 1:
-            values[step.output_uids[0]] = result
-        elif step.output_uids:
-            for uid, value in zip(step.output_uids, result):
-                values[uid] = value
+    if trace is not None:
+        for step in plan.steps:
+            _run_step(step, values, resources, session, run_state, trace)
+    else:
+        _run_lean(plan, values, resources, session, run_state, not keep_all)
     for tensor, variable in plan.fetched_aliases:  # a fetched `v/read` gives v's value at the end of the run
         values[tensor._uid] = _current_value(tensor, variable, resources, None)
     return values
+
+
+def _lean(step: _Step) -> tuple | None:
+    """(kernel, input uids, output uid or None for several, attrs) for a step that needs nothing but its inputs'
+    values (most of them: ~1,800 of the word LM's training step), else None (it runs by _run_step)."""
+    if step.skip is not None or step.state_inputs or step.alias_inputs or step.reads_ref_value \
+            or step.needs_context or not step.output_uids:
+        return None
+    single = step.output_uids[0] if len(step.output_uids) == 1 else None
+    return step.kernel, step.input_uids, single, step.attrs
+
+
+def _prepare_lean(plan: Plan) -> None:
+    """Sets each step's `lean` and `dead`: the values no later step reads and no fetch returns (read last by this
+    step, or its outputs nobody reads)."""
+    kept = {t._uid for t in plan.fetches}
+    last_reader = {}
+    for index, step in enumerate(plan.steps):
+        for uid in step.input_uids:
+            last_reader[uid] = index
+    dead: list[list] = [[] for _ in plan.steps]
+    for uid, index in last_reader.items():
+        if uid not in kept:
+            dead[index].append(uid)
+    for index, step in enumerate(plan.steps):
+        dead[index] += [uid for uid in step.output_uids if uid not in last_reader and uid not in kept]
+        step.lean = _lean(step)
+        step.dead = tuple(dead[index]) or None
+    plan.lean_ready = True
+
+
+def _run_lean(plan: Plan, values: dict, resources: dict, session: Any, run_state: dict, free: bool) -> None:
+    """The run loop of an untraced run: a lean step in a few lines, per-op cost being most of a small op's time.
+    `free`: drop each value after its last reader."""
+    if not plan.lean_ready:  # once per plan, after fusion and kernel selection set every step's fields
+        _prepare_lean(plan)
+    for step in plan.steps:
+        lean = step.lean
+        if lean is None:
+            _run_step(step, values, resources, session, run_state, None)
+            if free and step.dead:
+                for uid in step.dead:
+                    values.pop(uid, None)
+            continue
+        kernel, input_uids, output_uid, attrs = lean
+        try:
+            result = kernel(*[values[uid] for uid in input_uids], **attrs)
+        except OpError as error:
+            raise with_op(error, step.op) from None
+        except KERNEL_ERRORS as error:
+            raise kernel_error(step.op, [values[uid] for uid in input_uids], error, attrs) from None
+        except NumpyUnavailable as error:
+            raise missing_numpy_error(step.op, [values[uid] for uid in input_uids], error, attrs) from None
+        if output_uid is not None:
+            values[output_uid] = result
+        else:
+            for uid, value in zip(step.output_uids, result):
+                values[uid] = value
+        if free and step.dead:
+            for uid in step.dead:
+                values.pop(uid, None)
+
+
+def _run_step(step: _Step, values: dict, resources: dict, session: Any, run_state: dict, trace: list | None) -> None:
+    """One step with everything a step may need: skipping, variable reads by name, initialisation checks, a
+    kernel context, tracing."""
+    # VariableV2 and `v/read`, whose outputs nobody reads (_alias_only); a traced run still lists them.
+    # Not holding the variable's array here also lets an optimizer update it in place (training_ops.py).
+    if step.skip is not None and (not step.skip or step.skip in resources):
+        for uid in step.output_uids:
+            values[uid] = None  # a stand-in: consumers of `v/read` read the variable (alias_inputs)
+        if trace is not None:
+            now = time.perf_counter()
+            trace.append((step.op, now, now, step.backend, step.op_type, ()))
+        return
+    args = [values[uid] for uid in step.input_uids]
+    if step.state_inputs:
+        args[:step.state_inputs] = _NOTHING[:step.state_inputs]
+    if step.alias_inputs:
+        for index, tensor, variable in step.alias_inputs:
+            args[index] = _current_value(tensor, variable, resources, step.op)
+    if step.reads_ref_value:
+        check_initialized(step.op, args)
+    started = time.perf_counter() if trace is not None else 0.0
+    try:
+        if step.needs_context:
+            result = step.kernel(GraphKernelContext(step.op, resources, session, run_state), *args, **step.attrs)
+        else:
+            result = step.kernel(*args, **step.attrs)
+    except OpError as error:
+        raise with_op(error, step.op) from None
+    except KERNEL_ERRORS as error:
+        raise kernel_error(step.op, args, error, step.attrs) from None
+    except NumpyUnavailable as error:
+        raise missing_numpy_error(step.op, args, error, step.attrs) from None
+    if trace is not None:
+        trace.append((step.op, started, time.perf_counter(), step.backend, step.op_type, _fused_names(step)))
+    if len(step.output_uids) == 1:
+        values[step.output_uids[0]] = result
+    elif step.output_uids:
+        for uid, value in zip(step.output_uids, result):
+            values[uid] = value
 
 
 def _fused_names(step: Any) -> tuple:
@@ -310,7 +389,7 @@ def run_func_graph(graph: FuncGraph, values: list, resources: dict, session: Any
     if plan is None:
         plan = make_plan(graph.outputs, graph.stateful_ops, frozenset(feeds))
         graph._plans[plan_key] = plan
-    results = execute(plan, feeds, resources, session)
+    results = execute(plan, feeds, resources, session, keep_all=record is not None)
     if record is not None:
         record.append(results)
     return [results[t._uid] for t in graph.outputs]

@@ -14,6 +14,10 @@ A call is one op, `PartitionedCall` (or `StatefulPartitionedCall` if the graph a
 whose inputs are the tensor arguments and the captured tensors (variable handles, outer tensors).
 Because it is an ordinary op, a GradientTape records it, and its gradient rule differentiates the
 traced graph (ops/functional_ops.py).
+
+Variables follow TF2's rule: only the trace for the first call may make them (lazily, `if self.v is None`); they
+are made eagerly, outside the graph (framework/init_scope.py, ops/lift_to_eager.py), and that first call is then
+traced again to use them. A variable made by any later trace is TensorFlow's ValueError.
 """
 
 from __future__ import annotations
@@ -118,6 +122,8 @@ class Function:
         self._signature = inspect.signature(python_function)
         self._concrete: dict[Any, ConcreteFunction] = {}
         self._tracing_count = 0
+        self._initialized = False         # traced for a first call yet (the only trace that may make variables)
+        self._created_variables = False   # whether that first trace made variables
         functools.update_wrapper(self, python_function)
 
     @property
@@ -164,9 +170,31 @@ class Function:
         key = tuple(_signature_of(leaf) for leaf in leaves)
         concrete = self._concrete.get(key)
         if concrete is None:
-            concrete = self._trace(arguments, leaves)
+            concrete = self._trace_under_variable_rule(arguments, leaves)
             self._concrete[key] = concrete
         return concrete, leaves
+
+    def _trace_under_variable_rule(self, arguments: list, leaves: list) -> ConcreteFunction:
+        """TF2's rule on variables made inside a function: only while it is traced for its first call. A first
+        trace that made some is traced again with variable creation forbidden (the function must reuse them,
+        `if self.v is None: self.v = wf.Variable(...)`); that second trace is the one that runs."""
+        if self._initialized:
+            rule = _NoVariables(_SINGLETON_MESSAGE if self._created_variables else _NON_FIRST_CALL_MESSAGE)
+            return self._trace_with(rule, arguments, leaves)
+        self._initialized = True
+        rule = _FirstTrace()
+        concrete = self._trace_with(rule, arguments, leaves)
+        if not rule.created:
+            return concrete
+        self._created_variables = True
+        return self._trace_with(_NoVariables(_SINGLETON_MESSAGE), arguments, leaves)
+
+    def _trace_with(self, rule: Any, arguments: list, leaves: list) -> ConcreteFunction:
+        context.push_variable_creation_hook(rule)
+        try:
+            return self._trace(arguments, leaves)
+        finally:
+            context.pop_variable_creation_hook(rule)
 
     def _apply_input_signature(self, arguments: list) -> list:
         """Checks the arguments against input_signature; a TensorSpec's shape (not the value's) is traced."""
@@ -227,6 +255,32 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<webflow.function {self._name}>"
+
+
+_SINGLETON_MESSAGE = ("tf.function only supports singleton tf.Variables created on the first call. Make sure the "
+                      "tf.Variable is only created once or created outside tf.function. See "
+                      "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+_NON_FIRST_CALL_MESSAGE = "Creating variables on a non-first call to a function decorated with tf.function."
+
+
+class _FirstTrace:
+    """The variable rule while a function is traced for its first call: variables may be made (noted)."""
+
+    def __init__(self) -> None:
+        self.created = False
+
+    def __call__(self) -> None:
+        self.created = True
+
+
+class _NoVariables:
+    """The variable rule of every later trace: making a variable is TensorFlow's ValueError."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __call__(self) -> None:
+        raise ValueError(self.message)
 
 
 class _SpecValue:

@@ -17,10 +17,10 @@ while it is still in cache, instead of reading the whole gradient once more (Dee
 two bias Sums took ~0.45 and ~0.3 ms of a ~25 ms step).
 
 The result is bit for bit the unfused one (the same float operations in the same order): the direct C
-convolution adds the bias and clamps before its store (wasm/conv_direct.c); otherwise the producer's own
-kernel runs and the bias and Relu are applied in place on its fresh output (NumPy), or by their own kernels
-(without NumPy). Measured on the Deep MNIST CNN (2 cores): conv1's add + Relu at batch 128, 2.5 ms of
-a 64 ms step, become part of the convolution's store.
+convolution adds the bias and clamps before its store (wasm/conv_direct.c), gemm_strips.c adds a MatMul's bias
+as it stores each sum; otherwise the producer's own kernel runs and the bias and Relu are applied in place on its
+fresh output (NumPy), or by their own kernels (without NumPy). Measured on the Deep MNIST CNN (2 cores): conv1's
+add + Relu at batch 128, 2.5 ms of a 64 ms step, become part of the convolution's store.
 
 Shapes partly unknown when the graph is built (placeholders [None, 784], tf.data's batch() without
 drop_remainder) fuse as known ones: the plan decides on what it needs, the rank and the channel count; the
@@ -42,6 +42,7 @@ from webflow.backends import selection
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.backends.c.adapters import Unsupported, flat_ints
 from webflow.backends.c.conv import conv2d_bias_relu
+from webflow.backends.c.gemm import matmul_bias
 from webflow.backends.c.pool import max_pool_grad
 from webflow.backends.c.reduce import MAX_SUMMED_COLUMNS
 from webflow.framework.errors import OpError
@@ -235,6 +236,12 @@ def _bias_relu_kernel(producer: Any, bias_add: Any, relu: Any, bias_index: int) 
                 return conv2d_bias_relu(*inputs, bias, relu=relu is not None, **producer.attrs)
             except Unsupported:
                 pass  # the direct convolution does not apply: the producer's own kernel, then the epilogue
+        if producer.op.type == "MatMul" and producer.backend == selection.C_BACKEND and HAVE_NUMPY:
+            try:  # gemm_strips.c adds the bias as it stores the sums
+                value = matmul_bias(*inputs, bias, **producer.attrs)
+                return np.maximum(value, np.zeros((), value.dtype), out=value) if relu is not None else value
+            except Unsupported:
+                pass
         value = _run_part(producer, inputs)
         if _owned_float_array(value, inputs) and bias.shape == value.shape[-1:]:
             np.add(value, bias, out=value)

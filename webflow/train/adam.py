@@ -6,6 +6,7 @@ from typing import Any
 
 from webflow.framework import context
 from webflow.framework.indexed_slices import IndexedSlices
+from webflow.framework.init_scope import lifts_to_eager
 from webflow.ops.control_flow_ops import group
 from webflow.ops.convert import convert_to_tensor
 from webflow.train.optimizer import Optimizer, dense_rows
@@ -21,7 +22,7 @@ class AdamOptimizer(Optimizer):
         self._lr, self._beta1, self._beta2, self._epsilon = learning_rate, beta1, beta2, epsilon
 
     def _get_beta_accumulators(self) -> tuple:
-        graph = None if context.executing_eagerly() else context.get_default_graph()
+        graph = None if lifts_to_eager() else context.get_default_graph()   # eager's, also inside a wf.function
         return self._get_non_slot_variable("beta1_power", graph), self._get_non_slot_variable("beta2_power", graph)
 
     def _create_slots(self, var_list: list) -> None:
@@ -53,11 +54,11 @@ class AdamOptimizer(Optimizer):
 
     def _finish(self, update_ops: list, name_scope: str) -> Any:
         """After the updates: beta1_power *= beta1, beta2_power *= beta2."""
-        if context.executing_eagerly():
-            beta1_power, beta2_power = self._get_beta_accumulators()
+        beta1_power, beta2_power = self._get_beta_accumulators()
+        if context.executing_eagerly() or lifts_to_eager():   # in a wf.function, writes run in program order
             beta1_power.assign(beta1_power * self._beta1_t)
             beta2_power.assign(beta2_power * self._beta2_t)
-            return None
+            return None if context.executing_eagerly() else group(*update_ops, name=name_scope)
         graph = context.get_default_graph()
         with graph.control_dependencies(update_ops):
             beta1_power, beta2_power = self._get_beta_accumulators()

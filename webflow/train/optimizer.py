@@ -21,6 +21,7 @@ from webflow.backends.arrays.numpy_arrays import np
 from webflow.framework import context, dtypes
 from webflow.framework.graph import GraphKeys
 from webflow.framework.indexed_slices import IndexedSlices
+from webflow.framework.init_scope import init_scope
 from webflow.framework.tensor import Tensor
 from webflow.ops import array_ops, math_ops, training_ops
 from webflow.ops.control_flow_ops import group
@@ -142,7 +143,7 @@ class Optimizer:
         if context.executing_eagerly():
             return self._apply_eagerly(converted, global_step)
         graph = context.get_default_graph()
-        with graph.control_dependencies(None):  # as TF's init_scope: slots never wait on the step
+        with init_scope():  # slots never wait on the step, and a wf.function's first trace makes them eagerly
             self._create_slots(var_list)
         update_ops = []
         with graph.name_scope(name or self._name) as scope:
@@ -150,7 +151,7 @@ class Optimizer:
             for grad, var in converted:
                 if grad is None:
                     continue
-                with graph.name_scope("update_" + var.op.name):
+                with graph.name_scope("update_" + ("" if _is_resource(var) else var.op.name)):   # as TF names it
                     update_ops.append(self._update_one(grad, var))
             if global_step is None:
                 apply_updates = self._finish(update_ops, scope)

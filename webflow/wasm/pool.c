@@ -14,8 +14,8 @@
  *       relu: the _relu pass; sums (or NULL): sums[c] = input_grad summed over all but the channel axis, each
  *       image summed as it is written into partials [batch, channels], then those in order: what
  *       wf_sum_blocks_f32 (reduce.c) gives for that Sum, bit for bit (a conv layer's bias gradient, fused)
- * TensorFlow's semantics: a SAME window only covers in-bounds pixels (max pads with -inf, so padding
- * never wins; avg divides by the number of in-bounds pixels, not the window size). MaxPoolGrad sends
+ * TensorFlow's semantics: a SAME window only covers in-bounds pixels (max starts at the lowest finite value
+ * and takes only greater values: a NaN never wins, a window of NaN or -inf gives that lowest value; avg divides by the number of in-bounds pixels, not the window size). MaxPoolGrad sends
  * each output's gradient to ONE input: the first maximum in window scan order (row by row, then column),
  * as TensorFlow's CPU kernel does; it recomputes that position from the input. MaxPoolGradGrad reads
  * the second-order gradient back from that same cell.
@@ -68,7 +68,7 @@ static void window(const wf_conv2d_shape *s, wf_size oh, wf_size ow, wf_size *h0
 #define VLOAD wf_load_f32v
 #define VSTORE wf_store_f32v
 #define VSPLAT wf_splat_f32v
-#define NEG_INF (-WF_INF_F32)
+#define NEG_INF (-__FLT_MAX__) /* TensorFlow's max starts at the lowest finite value: NaN / -inf windows give it */
 #define NAME(x) x##_f32
 #include "pool_template.h"
 #undef REAL
@@ -88,7 +88,7 @@ static void window(const wf_conv2d_shape *s, wf_size oh, wf_size ow, wf_size *h0
 #define VLOAD wf_load_f64v
 #define VSTORE wf_store_f64v
 #define VSPLAT wf_splat_f64v
-#define NEG_INF (-WF_INF_F64)
+#define NEG_INF (-__DBL_MAX__)
 #define NAME(x) x##_f64
 #include "pool_template.h"
 

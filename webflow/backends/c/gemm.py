@@ -34,6 +34,7 @@ from webflow.backends.c.adapters import (
     suffix,
 )
 from webflow.backends.c.elementwise import broadcast_element_strides
+from webflow.backends.c.gemm_strips import strips_kernel
 from webflow.backends.c.library import F32, F64, INT, PTR, SIZE, VOID, declare
 from webflow.framework.errors import InvalidArgumentError
 
@@ -100,17 +101,50 @@ def matmul(a: Any, b: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
     return out
 
 
+def matmul_bias(a: Any, b: Any, bias: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
+    """op(A) op(B) + bias (a vector of the columns) when gemm_strips.c runs the product: it adds the bias as it
+    stores each finished sum, the float add a separate BiasAdd makes (runtime/fusion.py's _FusedMatMul); else
+    Unsupported."""
+    c_suffix = suffix(a)
+    if b.dtype != a.dtype or bias.dtype != a.dtype or a.ndim != 2 or b.ndim != 2 or bias.ndim != 1:
+        raise Unsupported("operands")
+    m, n, k, k_b = _gemm_args(a.shape, b.shape, transpose_a, transpose_b)
+    run = _thin_kernel(c_suffix, m, n, k, transpose_a, transpose_b) if k == k_b else None
+    if not getattr(run, "takes_bias", False) or bias.shape[0] != n:
+        raise Unsupported("not the strips kernel")
+    a, b, bias = contiguous(a), contiguous(b), contiguous(bias)
+    out = empty((m, n), a.dtype)
+    run(m, n, k, a, b, out, bias)
+    return out
+
+
+_chosen: dict = {}  # _thin_kernel's answers by product shape: a training step asks the same ~100 times
+
+
 def _thin_kernel(c_suffix: str, m: int, n: int, k: int, transpose_a: bool, transpose_b: bool) -> Any:
     """_few_rows, _outer or _few_rows_transposed when the product has a thin side they take (see THIN_MAX),
-    else None."""
-    if not HAVE_NUMPY or c_suffix != "f32" or (transpose_a and transpose_b) or m * n * k < THIN_MIN_MULTIPLY_ADDS \
-            or n % fn("wf_gemm_thin_columns")():
+    else the strips kernel where it runs (gemm_strips.py), else None."""
+    key = (c_suffix, m, n, k, transpose_a, transpose_b, THIN_MAX, THIN_MIN_MULTIPLY_ADDS)  # (limits: tests change them)
+    if key not in _chosen:
+        if len(_chosen) > 4096:  # (shapes that vary run after run)
+            _chosen.clear()
+        _chosen[key] = _choose_thin_kernel(c_suffix, m, n, k, transpose_a, transpose_b)
+    return _chosen[key]
+
+
+def _choose_thin_kernel(c_suffix: str, m: int, n: int, k: int, transpose_a: bool, transpose_b: bool) -> Any:
+    if not HAVE_NUMPY or c_suffix != "f32" or (transpose_a and transpose_b) or m * n * k < THIN_MIN_MULTIPLY_ADDS:
         return None
+    strips = strips_kernel(c_suffix, m, n, k, transpose_a, transpose_b)  # any shape, avx512 build only
+    if transpose_b and m <= THIN_MAX and strips is not None:
+        return _few_rows_transposed  # takes any n; faster than the strips' transposing copy at a few rows
+    if n % fn("wf_gemm_thin_columns")():
+        return strips
     if transpose_a:
-        return _outer if k <= THIN_MAX else None
+        return _outer if k <= THIN_MAX else strips
     if transpose_b:
-        return _few_rows_transposed if m <= THIN_MAX else None
-    return _few_rows if m <= THIN_MAX else None
+        return _few_rows_transposed if m <= THIN_MAX else strips
+    return _few_rows if m <= THIN_MAX else strips
 
 
 def _few_rows(m: int, n: int, k: int, a: Any, b: Any, out: Any) -> None:

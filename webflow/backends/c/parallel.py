@@ -25,10 +25,12 @@ sets it, around the whole parallel section. Without the setter the parts run wit
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import wait
 from typing import Any
 
@@ -149,11 +151,37 @@ def split(total: int, run: Callable[[int, int], Any], min_part: int = 1) -> list
     setter = _blas_threads_setter()
     previous = setter(1) if setter is not None else None
     try:  # every slice has finished (or failed) before BLAS gets its threads back
-        on_threads(take_slices, slices)
+        with interrupts_after():
+            on_threads(take_slices, slices)
     finally:
         if setter is not None:
             setter(previous)
     return results
+
+
+@contextlib.contextmanager
+def interrupts_after() -> Iterator[None]:
+    """Holds back Ctrl-C (SIGINT) until the block has finished, then raises it as usual.
+
+    An optimizer writes a large variable in place, one slice per thread: a KeyboardInterrupt raised on this
+    thread between taking a slice and running it would leave that slice of the variable at its old value and
+    the rest at the new one. Held back, the update is whole (TensorFlow's runs are not interrupted mid-kernel
+    either). Only the main thread receives signals, and only a Python-level handler can be held back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handler = signal.getsignal(signal.SIGINT)
+    if not callable(handler):
+        yield
+        return
+    frames: list = []
+    signal.signal(signal.SIGINT, lambda number, frame: frames.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        if frames:
+            handler(signal.SIGINT, frames[0])
 
 
 # NumPy's BLAS on one thread for products of 2^18 (where OpenBLAS starts its threads) to 2^23 multiply-adds: on a
@@ -175,4 +203,5 @@ def with_one_blas_thread(run: Callable[..., Any], *args: Any) -> Any:
         setter(previous)
 
 
-__all__ = ["on_threads", "split", "threads", "set_threads", "with_one_blas_thread", "ONE_BLAS_THREAD"]
+__all__ = ["on_threads", "split", "interrupts_after", "threads", "set_threads", "with_one_blas_thread",
+           "ONE_BLAS_THREAD"]

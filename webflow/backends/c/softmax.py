@@ -40,10 +40,12 @@ for _suffix in ("f32", "f64"):
 def _rows_op(stem: str) -> Any:
     def adapter(logits: Any) -> Any:
         c_suffix = suffix(logits)
-        if logits.ndim < 1 or logits.size == 0:
-            raise Unsupported("empty")
-        logits = contiguous(logits)
+        if logits.ndim < 1:
+            raise Unsupported("a scalar")
         out = empty_like(logits)
+        if logits.size == 0:   # nothing to compute (without NumPy there is no kernel to fall back on)
+            return out
+        logits = contiguous(logits)
         classes = logits.shape[-1]
         fn(f"wf_{stem}_{c_suffix}")(ptr(logits), ptr(out), logits.size // classes, classes)
         return out
@@ -62,9 +64,11 @@ log_softmax = c_kernel()(_rows_op("log_softmax"))
 def softmax_xent(features: Any, labels: Any) -> list:
     """wf_softmax_xent_<t>: loss and backprop in one pass over each row (labels may be one broadcast row)."""
     c_suffix = suffix(features)
-    if labels.dtype != features.dtype or features.ndim != 2 or labels.ndim != 2 or features.size == 0 \
+    if labels.dtype != features.dtype or features.ndim != 2 or labels.ndim != 2 or features.shape[1] == 0 \
             or labels.shape[1] != features.shape[1] or labels.shape[0] not in (1, features.shape[0]):
         raise Unsupported("shapes")
+    if features.shape[0] == 0:   # no rows: nothing to compute (without NumPy there is no kernel to fall back on)
+        return [empty(0, features.dtype), empty_like(features)]
     features, labels = contiguous(features), contiguous(labels)
     rows, classes = features.shape
     loss, backprop = empty(rows, features.dtype), empty_like(features)
@@ -79,8 +83,10 @@ def sparse_softmax_xent(features: Any, labels: Any) -> list:
     c_suffix = suffix(features)
     index = INDEX_SUFFIX.get(labels.dtype.name)
     if index is None or features.ndim != 2 or labels.ndim != 1 or labels.shape[0] != features.shape[0] \
-            or features.size == 0:
+            or features.shape[1] == 0:
         raise Unsupported("shapes")
+    if features.shape[0] == 0:   # no rows: nothing to compute (without NumPy there is no kernel to fall back on)
+        return [empty(0, features.dtype), empty_like(features)]
     features, labels = contiguous(features), contiguous(labels)
     rows, classes = features.shape
     loss, backprop = empty(rows, features.dtype), empty_like(features)

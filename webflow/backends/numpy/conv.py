@@ -180,6 +180,8 @@ def conv2d_backprop_filter(x: Any, filter_shape: tuple, dy: Any, strides: tuple,
     """dw[p, q, c, k] = sum_{b, i, j} xpad[b, i*sh + p*dh, j*sw + q*dw, c] * dy[b, i, j, k] = cols^T @ dy."""
     kh, kw, c, k = filter_shape
     out_size, pads = conv_geometry(x.shape, filter_shape, strides, dilations, padding, explicit)
+    if x.size == 0 or dy.size == 0:   # no images, channels or filters: an empty sum (dy.reshape(-1, 0) fails)
+        return np.zeros(filter_shape, np.result_type(x, dy))
     if not _channel_major(c) and x.dtype == dy.dtype:
         return _backprop_filter_chunked(x, filter_shape, dy, out_size, pads, strides, dilations)
     per_image, dy2d = out_size[0] * out_size[1], dy.reshape(-1, k)
@@ -261,8 +263,10 @@ def _check_depths(op_type: str, x_shape: tuple, w_shape: tuple, shapes: dict, dy
 
     if x_shape[3] != w_shape[2]:
         if w_shape[2] == 0 or x_shape[3] % w_shape[2]:
-            raise _error(op_type, f"input depth must be evenly divisible by filter depth: {x_shape[3]} vs "
-                                  f"{w_shape[2]}", shapes)
+            depths = f"input depth must be evenly divisible by filter depth: {x_shape[3]} vs {w_shape[2]}"
+            if op_type == "Conv2D":  # TensorFlow's Conv2D says just this, on every backend (no kernel name)
+                raise InvalidArgumentError(None, None, depths)
+            raise _error(op_type, depths, shapes)
         raise _error(op_type, "grouped convolutions (input depth a multiple of the filter's) are not supported by "
                               "webflow's CPU kernels", shapes, UnimplementedError)
     if dy_shape is None:

@@ -129,8 +129,10 @@ def slice_(x: Any, begin: Any, size: Any) -> CArray:
     shape = []
     for i, (b, s, d) in enumerate(zip(begin, size, x.shape)):
         end = d if s == -1 else b + s
-        if not 0 <= b <= d or not b <= end <= d:
-            raise ValueError(f"Expected begin[{i}] in [0, {d}] and size[{i}] in [0, {d - b}], but got {b} and {s}")
+        if not 0 <= b <= d:  # TensorFlow's two checks, in its words
+            raise ValueError(f"Expected begin[{i}] in [0, {d}], but got {b}")
+        if not b <= end <= d:
+            raise ValueError(f"Expected size[{i}] in [0, {d - b}], but got {s}")
         shape.append(end - b)
     strides = row_strides(x.shape)
     return strided(x, tuple(shape), sum(b * s for b, s in zip(begin, strides)), strides)
@@ -270,15 +272,22 @@ def _first_nan(row: Any) -> int | None:
     return None
 
 
+def _without_nan(row: Any, fill: float) -> Any:
+    """TensorFlow's arg reductions never pick a NaN (they compare with >, < only): NaN counts as `fill`."""
+    if row.typecode not in "fd" or _first_nan(row) is None:
+        return row
+    return [fill if v != v else v for v in row]
+
+
 def _argmax(row: Any) -> int:
-    """The index of the largest value, the first on ties (a NaN wins, as in NumPy)."""
-    nan = _first_nan(row) if row.typecode in "fd" else None
-    return row.index(max(row)) if nan is None else nan
+    """The index of the largest value, the first on ties (NaN skipped, as in TensorFlow; all NaN: 0)."""
+    row = _without_nan(row, -math.inf)
+    return row.index(max(row))
 
 
 def _argmin(row: Any) -> int:
-    nan = _first_nan(row) if row.typecode in "fd" else None
-    return row.index(min(row)) if nan is None else nan
+    row = _without_nan(row, math.inf)
+    return row.index(min(row))
 
 
 def arg_max(x: Any, dimension: Any, *, output_type: Any) -> CArray:
@@ -318,7 +327,10 @@ broadcast_values = _expanded  # (shape_kernels' BroadcastTo of strings)
 def _pow(a: Any, b: Any) -> Any:
     try:
         return math.pow(a, b)
-    except ValueError:  # a negative base to a fractional power
+    except ValueError:  # a negative base to a fractional power, or zero to a negative one
+        if a == 0 and b < 0:   # C's pow: ±inf (the zero's sign for an odd integer power)
+            odd = float(b).is_integer() and int(b) % 2 == 1
+            return math.copysign(math.inf, a) if odd else math.inf
         return math.nan
     except OverflowError:
         return math.inf if a > 0 or float(b).is_integer() and int(b) % 2 == 0 else -math.inf

@@ -125,6 +125,8 @@ def broadcast_to(x: Any, target: Any) -> CArray:
 def one_hot(indices: Any, depth: Any, on_value: Any, off_value: Any, *, axis: int, dtype: Any) -> CArray:
     """y[..., j] = on_value where indices[...] == j, else off_value (the new axis last; moved for axis != -1)."""
     depth, on, off = int(depth), on_value.item(), off_value.item()
+    if depth < 0:  # TensorFlow's kernel refuses, in these words
+        raise ValueError(f"depth must be non-negative, got: {depth}")
     flat = [on if j == i else off for i in flat_ints(indices) for j in range(depth)]
     y = CArray(array.array(c_array.TYPECODES[on_value.dtype.name], flat), indices.shape + (depth,), on_value.dtype)
     if axis in (-1, indices.ndim):
@@ -170,7 +172,14 @@ def _int_binary(function: Callable) -> Callable:
     def kernel(x: Any, y: Any) -> CArray:
         shape = broadcast_shapes(x.shape, y.shape)
         xs, ys = _broadcast_values(x, shape), _broadcast_values(y, shape)
-        return CArray(array.array(x.data.typecode, [function(a, b) for a, b in zip(xs, ys)]), shape, x.dtype)
+        if x.data.typecode in "fd":   # IEEE division (x/0 is ±inf or NaN), rounded to x's float type first
+            divide = _f32_quotient if x.data.typecode == "f" else _quotient
+            values = [function(a, b, divide) for a, b in zip(xs, ys)]
+        elif 0 in ys:
+            raise InvalidArgumentError(None, None, "Integer division by zero")   # as the NumPy kernel and TF
+        else:
+            values = [function(a, b) for a, b in zip(xs, ys)]
+        return CArray(array.array(x.data.typecode, values), shape, x.dtype)
 
     kernel.__doc__ = function.__doc__
     return kernel
@@ -184,14 +193,37 @@ def _broadcast_values(x: Any, shape: tuple) -> list:
     return add(c_array.empty(shape, x.dtype), x).data.tolist()
 
 
-def _floor_mod(a: Any, b: Any) -> Any:
-    """z = x mod y with the sign of y (Python's %)."""
-    return a % b if b else 0
+def _quotient(a: float, b: float) -> float:
+    """a / b as IEEE (C) divides: ±inf or NaN for b == 0 where Python raises."""
+    if b:
+        return a / b
+    if a != a or a == 0:
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
-def _floor_div(a: Any, b: Any) -> Any:
-    """z = floor(x / y)."""
-    return a // b if b else 0
+def _f32_quotient(a: float, b: float) -> float:
+    return array.array("f", [_quotient(a, b)])[0]
+
+
+def _floor_mod(a: Any, b: Any, divide: Callable | None = None) -> Any:
+    """z = x mod y with the sign of y (Python's %; floats as TensorFlow: fmod, moved to y's sign, NaN for y = 0)."""
+    if divide is None:
+        return a % b
+    if not b or a != a or b != b or math.isinf(a):
+        return math.nan
+    if math.isinf(b):   # fmod(a, ±inf) = a, moved to inf's sign
+        return a if a == 0 or (a < 0) == (b < 0) else b
+    r = math.fmod(a, b)
+    return r + b if r and (b < 0) != (r < 0) else r
+
+
+def _floor_div(a: Any, b: Any, divide: Callable | None = None) -> Any:
+    """z = floor(x / y) (floats: the quotient rounded to x's type, then floored; ±inf and NaN kept)."""
+    if divide is None:
+        return a // b
+    q = divide(a, b)
+    return float(math.floor(q)) if math.isfinite(q) else q
 
 
 floor_mod = _int_binary(_floor_mod)

@@ -1,0 +1,154 @@
+/* gemm_strips.c: float32 C = op(A) op(B) of any shape (not both transposed), B packed in strips, A read in place.
+ *
+ * Exports (row-major; each call runs on `threads` threads, wf_run_parallel in parallel.c):
+ *   wf_size wf_gemm_strips_lanes(void)              floats per vector of this build (16 in the avx512 build)
+ *   wf_size wf_gemm_strips_workspace(m)             floats of scratch per thread
+ *   void wf_gemm_strips_f32(m, n, k, a, lda, transpose_a, b, ldb, transpose_b, bias, c, work, threads)
+ *       C[m,n] = op(A)[m,k] op(B)[k,n] (+ bias[n] if bias is not NULL); op(X) = X^T when transpose_x;
+ *       C contiguous (ldc = n); work holds `threads` workspaces; transpose_a and transpose_b are not both 1
+ *
+ * Why: gemm_thin.c's products need n to be a multiple of 64 and one short side; the LSTM language model's
+ * ([20, 400] x [400, 800] per cell step) and its softmax layer's ([400, 200] x [200, 10000] and both gradients)
+ * have neither, and went to OpenBLAS, whose kernels here are AVX2 ones (it takes the AVX-512 EPYC for a Haswell):
+ * ~120 GFLOP/s on one core, where these 64-byte register tiles reach ~200 (benchmarks/FIGURES.md, "Word LM").
+ * How: op(B) is walked in strips of STRIP_COLUMNS columns and blocks of K_BLOCK rows; each block of a strip is
+ * copied into the thread's workspace (transposing it when B is, and padding the last strip with zeros), then
+ * register tiles of up to STRIP_ROWS rows of op(A) (broadcasts, read in place) times 2 vectors sum over it,
+ * adding to C from the second block on. The last strip's columns beyond n are summed into the workspace and
+ * copied out. Each C element is one thread's sum over k in order: the result does not depend on the threads.
+ * A bias is added to each finished sum as it is stored (TensorFlow's _FusedMatMul): the same float add as a
+ * separate BiasAdd, without another pass over C (the word LM's [400, 10000] logits: 16 MB).
+ */
+#include "register_tiles.h"
+
+#define STRIP_VECS 2
+#define STRIP_ROWS TILE_ROWS(STRIP_VECS)
+#define STRIP_COLUMNS (STRIP_VECS * LANES)
+#define K_BLOCK 256
+
+WF_EXPORT wf_size wf_gemm_strips_lanes(void) { return LANES; }
+WF_EXPORT wf_size wf_gemm_strips_workspace(wf_size m) { return (K_BLOCK + m) * STRIP_COLUMNS; }
+
+/* c[r][v] (+)= sum over steps i of op(A)[r][i] * strip[i][v]; op(A)[r][i] = a[r * lda + i], or a[i * lda + r]
+ * when transposed (a constant, so each instance addresses A its own way). */
+ALWAYS_INLINE void strip_tile(const float *a, wf_size lda, const int transposed, const float *strip, float *c,
+                              wf_size ldc, wf_size steps, int first, const float *bias, const int rows) {
+    vec acc[STRIP_ROWS][STRIP_VECS];
+    for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < STRIP_VECS; ++v) acc[r][v] = first ? (vec){0} : load(c + r * ldc + v * LANES);
+    for (wf_size i = 0; i < steps; ++i, strip += STRIP_COLUMNS) {
+        vec columns[STRIP_VECS];
+        for (int v = 0; v < STRIP_VECS; ++v) columns[v] = load(strip + v * LANES);
+        const float *x = transposed ? a + i * lda : a + i;
+        for (int r = 0; r < rows; ++r) {
+            float value = transposed ? x[r] : x[r * lda];
+            for (int v = 0; v < STRIP_VECS; ++v) acc[r][v] += columns[v] * value;
+        }
+    }
+    if (bias)  /* the last block of k: the sums are final */
+        for (int r = 0; r < rows; ++r)
+            for (int v = 0; v < STRIP_VECS; ++v) acc[r][v] += load(bias + v * LANES);
+    for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < STRIP_VECS; ++v) store(c + r * ldc + v * LANES, acc[r][v]);
+}
+
+/* One function per tile height and A layout (the accumulators stay in registers only with constant bounds). */
+#define TILE_CASE(R)                                                                                   \
+    case R:                                                                                            \
+        if (transposed) strip_tile(a, lda, 1, strip, c, ldc, steps, first, bias, R);                   \
+        else strip_tile(a, lda, 0, strip, c, ldc, steps, first, bias, R);                              \
+        break;
+static void strip_tiles(const float *a, wf_size lda, int transposed, const float *strip, float *c, wf_size ldc,
+                        wf_size steps, int first, const float *bias, wf_size rows) {
+    switch (rows) {
+    TILE_CASE(1) TILE_CASE(2) TILE_CASE(3) TILE_CASE(4)
+#if STRIP_ROWS >= 6
+    TILE_CASE(5) TILE_CASE(6)
+#endif
+#if STRIP_ROWS >= 14
+    TILE_CASE(7) TILE_CASE(8) TILE_CASE(9) TILE_CASE(10) TILE_CASE(11) TILE_CASE(12) TILE_CASE(13) TILE_CASE(14)
+#endif
+    }
+}
+
+typedef struct {
+    wf_size m, n, k, lda, ldb, strips_per_unit;
+    int transpose_a, transpose_b;
+    const float *a, *b, *bias;
+    float *c, *work;
+    wf_size next;
+} strips_job;
+
+/* strip[i][v] = op(B)[k0 + i][column + v] for i < steps, v < width; zeros for v >= width. */
+static void copy_strip(const strips_job *job, wf_size k0, wf_size steps, wf_size column, wf_size width,
+                       float *strip) {
+    const float *b = job->b;
+    if (job->transpose_b) {  /* op(B)[i][j] = b[j * ldb + i]: each column of the strip is a row of b */
+        for (wf_size v = 0; v < width; ++v) {
+            const float *row = b + (column + v) * job->ldb + k0;
+            for (wf_size i = 0; i < steps; ++i) strip[i * STRIP_COLUMNS + v] = row[i];
+        }
+    } else if (width == STRIP_COLUMNS) {
+        for (wf_size i = 0; i < steps; ++i)
+            for (int v = 0; v < STRIP_VECS; ++v)
+                store(strip + i * STRIP_COLUMNS + v * LANES, load(b + (k0 + i) * job->ldb + column + v * LANES));
+        return;
+    } else {
+        for (wf_size i = 0; i < steps; ++i)
+            for (wf_size v = 0; v < width; ++v) strip[i * STRIP_COLUMNS + v] = b[(k0 + i) * job->ldb + column + v];
+    }
+    for (wf_size i = 0; i < steps; ++i)
+        for (wf_size v = width; v < STRIP_COLUMNS; ++v) strip[i * STRIP_COLUMNS + v] = 0;
+}
+
+/* Tile `t` of `tiles` over `total` rows, as even as can be: rows [first, first + count). */
+static inline wf_size tile_start(wf_size total, wf_size tiles, wf_size t) { return total * t / tiles; }
+
+static void strips_thread(void *context, wf_size thread) {
+    strips_job *job = context;
+    wf_size m = job->m, n = job->n, k = job->k, lda = job->lda;
+    float *strip = job->work + thread * wf_gemm_strips_workspace(m), *tail = strip + K_BLOCK * STRIP_COLUMNS;
+    wf_size strips = (n + STRIP_COLUMNS - 1) / STRIP_COLUMNS;
+    wf_size units = (strips + job->strips_per_unit - 1) / job->strips_per_unit;
+    wf_size tiles = (m + STRIP_ROWS - 1) / STRIP_ROWS;
+    for (wf_size u = wf_next_unit(&job->next); u < units; u = wf_next_unit(&job->next)) {
+        wf_size last_strip = WF_MIN(strips, (u + 1) * job->strips_per_unit);
+        for (wf_size k0 = 0; k0 < k; k0 += K_BLOCK) {
+            wf_size steps = WF_MIN(K_BLOCK, k - k0);
+            const float *a = job->a + (job->transpose_a ? k0 * lda : k0);
+            for (wf_size s = u * job->strips_per_unit; s < last_strip; ++s) {
+                wf_size column = s * STRIP_COLUMNS, width = WF_MIN(STRIP_COLUMNS, n - column);
+                float *c = width == STRIP_COLUMNS ? job->c + column : tail;  /* a partial strip sums into `tail` */
+                wf_size ldc = width == STRIP_COLUMNS ? n : STRIP_COLUMNS;
+                const float *bias = job->bias && k0 + steps == k && width == STRIP_COLUMNS ? job->bias + column : NULL;
+                copy_strip(job, k0, steps, column, width, strip);
+                for (wf_size t = 0; t < tiles; ++t) {
+                    wf_size row = tile_start(m, tiles, t), rows = tile_start(m, tiles, t + 1) - row;
+                    strip_tiles(a + (job->transpose_a ? row : row * lda), lda, job->transpose_a, strip,
+                                c + row * ldc, ldc, steps, k0 == 0, bias, rows);
+                }
+            }
+        }
+        wf_size column = (last_strip - 1) * STRIP_COLUMNS, width = n - column;
+        if (width < STRIP_COLUMNS)  /* this unit had the partial strip: its sums to C */
+            for (wf_size r = 0; r < m; ++r)
+                for (wf_size v = 0; v < width; ++v)
+                    job->c[r * n + column + v] = job->bias ? tail[r * STRIP_COLUMNS + v] + job->bias[column + v]
+                                                           : tail[r * STRIP_COLUMNS + v];
+    }
+}
+
+WF_EXPORT void wf_gemm_strips_f32(wf_size m, wf_size n, wf_size k, const float *a, wf_size lda, int transpose_a,
+                                  const float *b, wf_size ldb, int transpose_b, const float *bias, float *c,
+                                  float *work, wf_size threads) {
+    if (m <= 0 || n <= 0) return;
+    if (k <= 0) {  /* an empty sum */
+        for (wf_size i = 0; i < m * n; ++i) c[i] = bias ? 0.0f + bias[i % n] : 0;
+        return;
+    }
+    wf_size strips = (n + STRIP_COLUMNS - 1) / STRIP_COLUMNS;
+    /* units of up to 4 strips, at least 4 units per thread when there are enough strips */
+    wf_size per_unit = WF_MAX(1, WF_MIN(4, strips / (4 * WF_MAX(1, threads))));
+    strips_job job = {m, n, k, lda, ldb, per_unit, transpose_a, transpose_b, a, b, bias, c, work, 0};
+    wf_run_parallel(strips_thread, &job, threads);
+}
