@@ -25,7 +25,14 @@ CASES = [(model, optimizer) for model in MODELS for optimizer in OPTIMIZERS]
 # BatchNormalization's moving statistics, which 24 steps leave far from the batch statistics and sensitive to that
 # noise: measured max deviations 1.4e-4 (val_loss) and 2.6e-3 (a logit).
 # That noise also flips an example's predicted class now and then: the CNN's accuracies may differ by one example.
-TOLERANCE = {"mlp": (1e-5, 1e-4), "cnn": (1e-3, 5e-3)}
+# (rtol of the first epoch's losses, atol of the predictions after training)
+TOLERANCE = {"mlp": (1e-5, 1e-4), "cnn": (1e-3, 2e-2)}
+# After the first epoch float32 summation-order differences compound (webflow's GEMMs add in another order than
+# oneDNN's, whose threaded CNN kernels also vary between TF runs): 3 epochs of SGD on the CNN were seen to move
+# val_loss by 2.9e-3 relative and a prediction by 8.7e-3, the MLP's Adam loss by 1.4e-5
+LATER_EPOCHS = 10
+# One forward pass of the same weights: outputs up to ~4 in magnitude, sums of 784 float32 products in another order
+PREDICT_TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}
 ONE_EXAMPLE = {"mlp": 1e-6, "cnn": 1 / 256 + 1e-6}   # 256 validation images (512 training ones)
 SAVE_CASE = ("mlp", "adam")
 
@@ -81,8 +88,10 @@ def test_training_matches_tf_keras(runs: dict, case: tuple) -> None:
     rtol, atol = TOLERANCE[case[0]]
     for key, values in theirs["history"].items():
         history_atol = ONE_EXAMPLE[case[0]] if "accuracy" in key else 1e-6
-        np.testing.assert_allclose(ours["history"][key], values, rtol=rtol, atol=history_atol, err_msg=key)
-    np.testing.assert_allclose(ours["evaluate"][0], theirs["evaluate"][0], rtol=rtol, atol=1e-6)
+        np.testing.assert_allclose(ours["history"][key][:1], values[:1], rtol=rtol, atol=history_atol, err_msg=key)
+        np.testing.assert_allclose(ours["history"][key][1:], values[1:], rtol=rtol * LATER_EPOCHS, atol=history_atol,
+                                   err_msg=key)
+    np.testing.assert_allclose(ours["evaluate"][0], theirs["evaluate"][0], rtol=rtol * LATER_EPOCHS, atol=1e-6)
     np.testing.assert_allclose(ours["evaluate"][1], theirs["evaluate"][1], rtol=0, atol=ONE_EXAMPLE[case[0]])
     np.testing.assert_allclose(ours["predict"], theirs["predict"], rtol=0, atol=atol)
 
@@ -95,7 +104,7 @@ def test_names_and_summary_match_tf_keras(runs: dict, case: tuple) -> None:
 
 
 def test_tf_keras_loads_webflow_weights(runs: dict) -> None:
-    np.testing.assert_allclose(runs["theirs"]["loaded"], runs["ours"]["saved_predict"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(runs["theirs"]["loaded"], runs["ours"]["saved_predict"], **PREDICT_TOLERANCE)
 
 
 def test_webflow_loads_tf_keras_weights(runs: dict) -> None:
@@ -103,4 +112,4 @@ def test_webflow_loads_tf_keras_weights(runs: dict) -> None:
     model = _run_webflow(MODELS["mlp"], {})["model"]
     model.load_weights(str(runs["folder"] / "tf" / "ckpt")).assert_existing_objects_matched()
     predicted = model.predict(runs["data"]["x_test_mlp"][:8], verbose=0)
-    np.testing.assert_allclose(predicted, runs["theirs"]["saved"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(predicted, runs["theirs"]["saved"], **PREDICT_TOLERANCE)
