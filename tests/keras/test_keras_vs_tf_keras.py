@@ -26,10 +26,10 @@ CASES = [(model, optimizer) for model in MODELS for optimizer in OPTIMIZERS]
 # noise: measured max deviations 1.4e-4 (val_loss) and 2.6e-3 (a logit).
 # That noise also flips an example's predicted class now and then: the CNN's accuracies may differ by one example.
 # (rtol of the first epoch's losses, atol of the predictions after training)
-TOLERANCE = {"mlp": (1e-5, 1e-4), "cnn": (1e-3, 2e-2)}
+TOLERANCE = {"mlp": (1e-5, 1e-4), "cnn": (1e-3, 6e-2)}
 # After the first epoch float32 summation-order differences compound (webflow's GEMMs add in another order than
 # oneDNN's, whose threaded CNN kernels also vary between TF runs): 3 epochs of SGD on the CNN were seen to move
-# val_loss by 2.9e-3 relative and a prediction by 8.7e-3, the MLP's Adam loss by 1.4e-5
+# val_loss by 2.9e-3 relative and a prediction by up to 3.9e-2, the MLP's Adam loss by 1.4e-5
 LATER_EPOCHS = 10
 # One forward pass of the same weights: outputs up to ~4 in magnitude, sums of 784 float32 products in another order
 PREDICT_TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}
