@@ -17,16 +17,7 @@ from webflow.ops.concat_ops import stack
 from webflow.ops.constants import constant
 from webflow.ops.convert import constant_value, convert_to_tensor
 from webflow.ops.registry import op_scope
-from webflow.ops.space_batch_ops import batch_to_space_nd, space_to_batch_nd
-
-
-def _ints(value: Any) -> list | None:
-    known = constant_value(value)
-    return None if known is None else _flat(known.tolist())
-
-
-def _flat(nested: Any) -> list:
-    return [int(v) for item in nested for v in _flat(item)] if isinstance(nested, list) else [int(nested)]
+from webflow.ops.space_batch_ops import batch_to_space_nd, known_ints, space_to_batch_nd
 
 
 def _pairs_constant(pairs: list, name: str) -> Any:
@@ -46,7 +37,7 @@ def required_space_to_batch_paddings(input_shape: Any, block_shape: Any, base_pa
         if base_paddings is None:
             base_paddings = array_ops.zeros([count, 2], dtypes.int32)
         base_paddings = convert_to_tensor(base_paddings, dtypes.int32, name="base_paddings")
-        sizes, blocks, base = _ints(input_shape), _ints(block_shape), _ints(base_paddings)
+        sizes, blocks, base = known_ints(input_shape), known_ints(block_shape), known_ints(base_paddings)
         if sizes is not None and blocks is not None and base is not None:
             extra = [(b - (s + base[2 * i] + base[2 * i + 1]) % b) % b for i, (s, b) in enumerate(zip(sizes, blocks))]
             return (_pairs_constant([[base[2 * i], base[2 * i + 1] + extra[i]] for i in range(count)], "paddings"),
@@ -61,7 +52,7 @@ def required_space_to_batch_paddings(input_shape: Any, block_shape: Any, base_pa
 
 def _base_paddings(filter_shape: Any, count: int, rate: Any) -> Any:
     """SAME padding of the dilated filter: (k - 1) * r total per axis, the smaller half first."""
-    known = _ints(filter_shape)
+    known = known_ints(filter_shape)
     if known is not None and not hasattr(rate, "op"):
         dilated = [known[i] + (known[i] - 1) * (rate[i] - 1) - 1 for i in range(count)]
         return _pairs_constant([[d // 2, d - d // 2] for d in dilated], "stack")
@@ -88,7 +79,7 @@ def with_space_to_batch(input: Any, dilation_rate: Any, padding: str, op: Callab
     if list(spatial_dims or range(first, first + count)) != list(range(1, 1 + count)):
         raise NotImplementedError("webflow's with_space_to_batch supports the spatial dimensions right after the "
                                   "batch dimension (channels-last data) only")
-    rate = _ints(dilation_rate)
+    rate = known_ints(dilation_rate)
     if rate is not None and all(r == 1 for r in rate):
         return op(input, count, padding)
     if rate is not None and any(r < 1 for r in rate):

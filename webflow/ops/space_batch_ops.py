@@ -19,7 +19,8 @@ from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gra
 VALUE_TYPES = dtypes.NUMERIC + (dtypes.bool,)
 
 
-def _known_ints(tensor: Any) -> list | None:
+def known_ints(tensor: Any) -> list | None:
+    """A tensor's value as a flat list of ints when it is known at build time (a Const, a static Shape), else None."""
     value = constant_value(tensor)
     return None if value is None else [int(v) for v in backend_values.flat_list(value)]
 
@@ -49,7 +50,7 @@ def _block_geometry(inputs: list, what: str) -> tuple:
     dims = x.shape.as_tuple() if x.shape.rank is not None else None
     if dims is not None and m is not None and len(dims) < 1 + m:
         raise ShapeError(f"Shape must be at least rank {1 + m} but is rank {len(dims)}")
-    blocks, flat = _known_ints(block_t), _known_ints(pairs_t)
+    blocks, flat = known_ints(block_t), known_ints(pairs_t)
     if blocks is not None and any(b < 1 for b in blocks):
         raise ShapeError("block_shape must be positive")
     if flat is not None and min(flat, default=0) < 0:
