@@ -76,9 +76,19 @@ print("RESULT:" + json.dumps(scope["result"]))
 """
 
 
-def run_oracle(source: str, timeout: float = 900) -> object:
-    """The JSON value `source` (run by tf_keras under WEBFLOW_TF_PYTHON) leaves in `result`."""
+# TensorFlow's run-to-run repeatable mode: Eigen's kernels instead of oneDNN's, one thread, deterministic ops
+_REPEATABLE_ENV = {"TF_ENABLE_ONEDNN_OPTS": "0", "TF_DETERMINISTIC_OPS": "1"}
+_REPEATABLE_PROLOGUE = ("import tensorflow as tf\ntf.config.threading.set_intra_op_parallelism_threads(1)\n"
+                        "tf.config.threading.set_inter_op_parallelism_threads(1)\n")
+
+
+def run_oracle(source: str, timeout: float = 900, repeatable: bool = False) -> object:
+    """The JSON value `source` (run by tf_keras under WEBFLOW_TF_PYTHON) leaves in `result`; `repeatable` runs
+    TensorFlow so that two runs give the same bits (oneDNN's threaded convolutions otherwise vary between runs)."""
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": "", "TF_USE_LEGACY_KERAS": "1"}
+    if repeatable:
+        env.update(_REPEATABLE_ENV)
+        source = _REPEATABLE_PROLOGUE + source
     done = subprocess.run([TF_PYTHON, "-c", _DRIVER], input=source, capture_output=True, text=True,
                           timeout=timeout, env=env)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT:")]
