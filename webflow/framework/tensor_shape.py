@@ -122,6 +122,8 @@ class TensorShape:
             self._dims = None
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
+        elif type(dims) is tuple and all(type(d) is int and d >= 0 for d in dims):
+            self._dims = dims  # a concrete array's shape (every eager op reads one): no Dimension to build
         else:
             try:
                 iterator = iter(dims)
