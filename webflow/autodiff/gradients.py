@@ -117,12 +117,14 @@ def _initial_grad(y: Tensor, grad_y: Any, index: int) -> Any:
     from webflow.ops.constants import constant
 
     if grad_y is not None:
-        grad_y = convert_to_tensor(grad_y, dtype=y.dtype.base_dtype, name=f"grad_ys_{index}")
+        # TensorFlow's names: a Python value becomes gradients/grad_y_0, then every given seed passes through an
+        # Identity gradients/grad_ys_0 (so the gradient graph has its own node for it, even for a fed placeholder)
+        grad_y = convert_to_tensor(grad_y, dtype=y.dtype.base_dtype, name=f"grad_y_{index}")
         if not grad_y.shape.is_compatible_with(y.shape):
             raise ValueError(f"Incompatible shapes between op input and calculated input gradient. "
                              f"Forward operation: {y.op.name}. Input index: {index}. "
                              f"Original input shape: {y.shape}. Calculated input gradient shape: {grad_y.shape}")
-        return grad_y
+        return array_ops.identity(grad_y, name=f"grad_ys_{index}")
     if not (y.dtype.is_floating or y.dtype.base_dtype.is_complex):
         raise TypeError(f"Gradients of non-floating tensors are not supported ({y.name} is {y.dtype.base_dtype.name})")
     # TensorFlow's nodes and names: gradients/Shape (a Const when the shape is static), gradients/grad_ys_0/Const

@@ -204,8 +204,14 @@ def make_plan(fetch_tensors: list, target_ops: list, fed_uids: frozenset) -> Pla
             continue
         needed[op._id] = op
         stack.extend(t.op for t in op.inputs if t._uid not in fed_uids)
-        stack.extend(op.control_inputs)
+        stack.extend(c for c in op.control_inputs if not _is_fed_placeholder(c, fed_uids))
     return Plan(_topological_order(needed), fetch_tensors, fed_uids, tuple(target_ops))
+
+
+def _is_fed_placeholder(op: Any, fed_uids: frozenset) -> bool:
+    """A control dependency on a fed placeholder is met by the feed, as in TensorFlow (which moves such edges to
+    the feed's own node; only for placeholders: another fed op's control edges still run it)."""
+    return op.type in ("Placeholder", "PlaceholderV2") and op.outputs[0]._uid in fed_uids
 
 
 def _topological_order(needed: dict) -> list:
