@@ -118,11 +118,22 @@ tfjs:
 
 # WEBFLOW_REQUIRE_BROWSER=1: a missing chromium, npm, built site or protoc venv fails their tests instead of skipping.
 # (.venv-protoc: tests/io/test_protos.py checks the committed *_pb2.py are what the .proto files generate.)
+# CI (.ci/run = make test) runs issue 29's two long checks first, each as its own make step with a reduced count
+# (by hand, `make soak` and `make test-asan` run the full ones):
+#   soak       CI_SOAK_STEPS = 10,000 Session.run + 10,000 eager steps (by hand SOAK_STEPS = 100,000 each)
+#   test-asan  ASAN_ARGS=--kernels: the C kernel tests (tests/kernels) under ASan+UBSan (by hand: those, every op
+#              table and tests/test_backends.py, and the check that every exported kernel was called)
+# then the suite on PYTEST_WORKERS pytest-xdist workers (tests/conftest.py's scheduler: each test file runs whole on
+# one worker; the browser + JupyterLab tests and the two lesson-notebook files are one unit each, started first).
+CI_SOAK_STEPS := 10000
+PYTEST_WORKERS ?= 2
 test: $(VENV)/.installed $(TF_VENV)/.installed $(TF215_VENV)/.installed $(PROTOC_VENV)/.installed-$(GRPCIO_TOOLS) \
 		lint wasm pyodide tfjs labext site
+	$(MAKE) --no-print-directory soak SOAK_STEPS=$(CI_SOAK_STEPS)
+	$(MAKE) --no-print-directory test-asan ASAN_ARGS=--kernels
 	WEBFLOW_REQUIRE_BROWSER=1 WEBFLOW_TF_PYTHON=$(CURDIR)/$(TF_VENV)/bin/python \
 		WEBFLOW_TF215_PYTHON=$(CURDIR)/$(TF215_VENV)/bin/python WEBFLOW_DATA=$${WEBFLOW_DATA:-$(DATA)} \
-		$(PY) -m pytest -q
+		$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=30
 
 # Fuzzed readers, the long run (tests/fuzz/README.md; not part of `make test`, whose tests/fuzz/ run is small):
 # every hypothesis test with 3000 examples, then coverage-guided atheris (pip-installed here only: a cp311 wheel)
@@ -141,16 +152,28 @@ fuzz: $(VENV)/.installed
 		$(CURDIR)/$(PY) $(CURDIR)/tests/fuzz/atheris_readers.py $$target . $$seeds \
 			-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 || exit 1; cd $(CURDIR); done
 
-# The C kernels under AddressSanitizer + UndefinedBehaviorSanitizer (not part of `make test`; ~2 min to build,
-# ~4 min to run here): builds webflow/wasm/_build/asan/ (the normal build untouched), then runs tests/kernels,
-# tests/ops and tests/test_backends.py against it with every C kernel forced (WEBFLOW_BACKEND=native) and libasan
-# preloaded; fails on any sanitizer report or on an exported kernel no test called (tools/test_asan.py).
+# Issue 29's per-reader table: every reader of outside bytes (tools/fuzz_targets.py) fed FUZZ_ITERATIONS damaged
+# inputs or FUZZ_TABLE_SECONDS, whichever ends first, each in its own process (a segfault counts as a crash);
+# prints reader, iterations, unexpected exceptions, hangs, crashes, seconds (tools/fuzz_table.py). Not in `make test`.
+FUZZ_ITERATIONS ?= 100000
+FUZZ_TABLE_SECONDS ?= 60
+.PHONY: fuzz-table
+fuzz-table: $(VENV)/.installed
+	$(PY) tools/fuzz_table.py --iterations $(FUZZ_ITERATIONS) --seconds $(FUZZ_TABLE_SECONDS)
+
+# The C kernels under AddressSanitizer + UndefinedBehaviorSanitizer (~2 min to build, ~4 min to run here): builds
+# webflow/wasm/_build/asan/ (the normal build untouched), then runs tests/kernels, tests/ops and
+# tests/test_backends.py against it with every C kernel forced (WEBFLOW_BACKEND=native) and libasan preloaded;
+# fails on any sanitizer report or on an exported kernel no test called (tools/test_asan.py). `make test` runs it
+# with ASAN_ARGS=--kernels (tests/kernels only); ASAN_ARGS may also be pytest arguments (other tests).
+ASAN_ARGS ?=
 .PHONY: test-asan
 test-asan: $(VENV)/.installed
-	$(PY) tools/test_asan.py
+	$(PY) tools/test_asan.py $(ASAN_ARGS)
 
 # Resident memory flat over SOAK_STEPS Session.run steps and as many eager steps (growth < 5% after warm-up;
-# tools/soak.py; ~4 min for 100,000 each here). Not part of `make test`; its fd-leak check is (tests/test_no_fd_leaks.py).
+# tools/soak.py; ~4 min for 100,000 each here). `make test` runs it with CI_SOAK_STEPS (10,000: ~1 min at load 13);
+# its fd-leak check is a test (tests/test_no_fd_leaks.py).
 SOAK_STEPS ?= 100000
 .PHONY: soak
 soak: $(VENV)/.installed

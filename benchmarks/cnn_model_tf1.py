@@ -3,7 +3,8 @@ under TensorFlow, with the very same code (the module named `tf` is the only dif
 
     python cnn_model_tf1.py {webflow|tensorflow} --batches 50 128 --threads 2
 
-Prints one JSON object: training images/s per batch size, and per layer the forward and forward+backward times.
+Prints one JSON object: training images/s per batch size (best block) with the process CPU ms per step, and per
+layer the forward and forward+backward times (unless --no-layers).
 """
 
 from __future__ import annotations
@@ -49,20 +50,26 @@ def build_cnn(tf, batch: int):
 
 def cnn_train_op(tf, x, y_, keep_prob):
     """The CNN on any [batch, 784] float images and [batch, 10] one-hot labels (placeholders, or a tf.data
-    iterator's get_next as in cnn_input_pipeline.py): its Adam training op."""
+    iterator's get_next as in cnn_input_pipeline.py): its Adam training op. Each layer has its name scope, so
+    that a trace's ops name their layer (cnn_profile.py); the scopes change no computation."""
 
     def weight(shape):
         return tf.Variable(tf.truncated_normal(shape, stddev=0.1))
 
-    def conv_relu_pool(inputs, shape):
-        h = tf.nn.relu(tf.nn.conv2d(inputs, weight(shape), [1, 1, 1, 1], "SAME") + weight([shape[-1]]))
-        return tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    def conv_relu_pool(inputs, shape, number):
+        with tf.name_scope(f"conv{number}"):
+            h = tf.nn.relu(tf.nn.conv2d(inputs, weight(shape), [1, 1, 1, 1], "SAME") + weight([shape[-1]]))
+        with tf.name_scope(f"pool{number}"):
+            return tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
 
-    h = conv_relu_pool(tf.reshape(x, [-1, 28, 28, 1]), [5, 5, 1, 32])
-    h = conv_relu_pool(h, [5, 5, 32, 64])
-    h = tf.nn.relu(tf.matmul(tf.reshape(h, [-1, 3136]), weight([3136, 1024])) + weight([1024]))
-    logits = tf.matmul(tf.nn.dropout(h, keep_prob), weight([1024, 10])) + weight([10])
-    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y_, logits=logits))
+    h = conv_relu_pool(tf.reshape(x, [-1, 28, 28, 1]), [5, 5, 1, 32], 1)
+    h = conv_relu_pool(h, [5, 5, 32, 64], 2)
+    with tf.name_scope("fc1"):
+        h = tf.nn.relu(tf.matmul(tf.reshape(h, [-1, 3136]), weight([3136, 1024])) + weight([1024]))
+    with tf.name_scope("fc2"):
+        logits = tf.matmul(tf.nn.dropout(h, keep_prob), weight([1024, 10])) + weight([10])
+    with tf.name_scope("loss"):
+        loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y_, logits=logits))
     return tf.train.AdamOptimizer(1e-4).minimize(loss)
 
 
@@ -77,7 +84,21 @@ def best_seconds(run, number: int, repeat: int = 3) -> float:
     return best
 
 
-def training_rate(tf, config, batch: int, steps: int, rng) -> float:
+def timed_steps(run, number: int, repeat: int = 3) -> tuple:
+    """(best wall seconds per step over `repeat` blocks of `number` steps, process CPU seconds per step over
+    all of them): on a shared machine the wall time is partly the neighbours', the CPU time (every thread of
+    this process) is the engine's own."""
+    run()
+    best, cpu_started = float("inf"), time.process_time()
+    for _ in range(repeat):
+        started = time.perf_counter()
+        for _ in range(number):
+            run()
+        best = min(best, (time.perf_counter() - started) / number)
+    return best, (time.process_time() - cpu_started) / (number * repeat)
+
+
+def training_rate(tf, config, batch: int, steps: int, rng) -> tuple:
     """Images per second of full training steps (forward, backward, Adam) of the whole CNN."""
     graph = tf.Graph()
     with graph.as_default():
@@ -88,8 +109,8 @@ def training_rate(tf, config, batch: int, steps: int, rng) -> float:
         with tf.Session(config=config) as sess:
             sess.run(tf.global_variables_initializer())
             feed = {x: images, y_: labels, keep_prob: 0.5}
-            seconds = best_seconds(lambda: sess.run(train_op, feed), steps)
-    return batch / seconds
+            seconds, cpu_seconds = timed_steps(lambda: sess.run(train_op, feed), steps)
+    return batch / seconds, 1e3 * cpu_seconds
 
 
 def layer_graph(tf, kind: str, batch: int, in_shape: tuple, weight_shape):
@@ -130,16 +151,20 @@ def main() -> None:
     parser.add_argument("framework", choices=["webflow", "tensorflow"])
     parser.add_argument("--batches", type=int, nargs="+", default=[50, 128])
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--no-layers", action="store_true", help="training steps only")
     parser.add_argument("--steps", type=int, default=10, help="timed training steps per repeat")
     args = parser.parse_args()
     tf, config = load(args.framework, args.threads)
     import numpy as np
 
     rng = np.random.default_rng(0)
-    result = {"framework": args.framework, "threads": args.threads, "images_per_second": {}, "layers": {}}
+    result = {"framework": args.framework, "threads": args.threads, "images_per_second": {}, "cpu_ms_per_step": {},
+              "layers": {}}
     for batch in args.batches:
-        result["images_per_second"][batch] = training_rate(tf, config, batch, args.steps, rng)
-        result["layers"][batch] = layer_times(tf, config, batch, max(3, args.steps // 2))
+        rate, cpu_ms = training_rate(tf, config, batch, args.steps, rng)
+        result["images_per_second"][batch], result["cpu_ms_per_step"][batch] = rate, cpu_ms
+        if not args.no_layers:
+            result["layers"][batch] = layer_times(tf, config, batch, max(3, args.steps // 2))
     print(json.dumps(result))
 
 

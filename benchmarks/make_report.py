@@ -116,6 +116,28 @@ def sweep_section(sweep: dict) -> list:
     return lines
 
 
+def browser_vs_tfjs_section(figures: list) -> list:
+    """browser_vs_tfjs.py's JSON lines: its set-up and load as text, GEMMs and the MLP step as tables (ratios =
+    tfjs's time / webflow's: above 1, webflow is faster), the profile of a small product as a list."""
+    parts: dict = {}
+    for row in figures:
+        parts.setdefault(row.get("part"), []).append({k: v for k, v in row.items() if k not in ("benchmark", "part")})
+    lines = []
+    for setup in parts.get("setup", []):
+        lines += ["Set-up: " + ", ".join(f"{key} {value}" for key, value in setup.items()), ""]
+    for part in ("gemm", "mlp_step"):
+        if parts.get(part):
+            lines += table(parts[part]) + [""]
+    for found in parts.get("profile", []):
+        for way in ("eager", "graph"):
+            lines.append(f"Profile of a {found['n']}x{found['n']} {way} product in Pyodide: "
+                         f"{found.get(f'{way}_python_calls_per_product')} Python calls per product; by cumulative "
+                         "ms per product: " + "; ".join(f"{entry['function']} {entry['cumulative_ms']}"
+                                                       for entry in found.get(way, [])[:6]))
+        lines.append("")
+    return lines
+
+
 def build(directory: str, tf_python: str | None, torch_python: str | None) -> dict:
     status_path = os.path.join(directory, "status.json")
     status = json.load(open(status_path)) if os.path.exists(status_path) else {}
@@ -145,6 +167,8 @@ def markdown(report: dict) -> str:
             lines += sweep_section(report["size_sweep"]) + [""]
         elif name == "cnn_throughput" and figures:
             lines += table(cnn_rows(figures[-1])) + [""]
+        elif name == "browser_vs_tfjs" and figures:
+            lines += browser_vs_tfjs_section(figures)
         elif figures:
             lines += table(figures) + [""]
     return "\n".join(lines) + "\n"

@@ -59,6 +59,8 @@ def plan(args: argparse.Namespace) -> list:
         ("browser_demo", [py, "browser_demo.py", "--json"], browser, False),
         ("browser_cnn", [py, "browser_cnn.py", "--json", "--no-full"], browser, False),
         ("browser_char_rnn", [py, "browser_char_rnn.py", "--json"], browser, False),
+        ("browser_vs_tfjs", [py, "browser_vs_tfjs.py", "--json"], browser + need(wasm_kernels=os.path.exists(
+            os.path.join(REPO, "webflow", "wasm", "webflow_kernels.wasm"))), True),
     ]
 
 

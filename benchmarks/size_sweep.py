@@ -2,6 +2,7 @@
 
     PYTHONPATH=. python benchmarks/size_sweep.py [--tf-python PATH] [--torch-python PATH] [--quick]
                                                  [--rounds 9] [--ops matmul,add] [--json benchmarks/size_sweep.json]
+                                                 [--only 256x256,softmax] [--engines webflow,tensorflow] [--load 8]
 
 Ops: matmul (8^2 ... 1024^2; A.B everywhere, A^T.B and A.B^T at some sizes), conv2d (NHWC, SAME, stride 1),
 add / mul / relu, reduce_sum / reduce_mean (whole tensor), softmax (last axis of at most 1024), all float32.
@@ -13,6 +14,8 @@ asks them in turn for one block of calls (about 4 ms, after one untimed call) of
 engine goes first, with --gap seconds of idle before each block (an engine's BLAS / OpenMP threads keep spinning
 for a while after its work and would steal the 2 cores from the next engine), for --rounds rounds, and keeps
 each engine's median: a neighbour's load on the shared machine then hurts every engine alike.
+--load N starts N busy Python loops for the run (a classroom machine that other work keeps busy: more runnable
+threads than cores) and stops them at the end; --only keeps the cases whose "op label" contains one of its words.
 TensorFlow's interpreter: --tf-python or $WEBFLOW_TF_PYTHON; PyTorch's: --torch-python or $WEBFLOW_TORCH_PYTHON
 (or the repository's .venv-tf / .venv-torch when present); a missing peer is skipped.
 
@@ -163,16 +166,40 @@ def main() -> None:
     parser.add_argument("--ops", help="comma-separated subset of matmul,conv2d,add,mul,relu,sum,mean,softmax")
     parser.add_argument("--gap", type=float, default=0.05, help="seconds of idle before each engine's block")
     parser.add_argument("--modes", default="eager,graph")
+    parser.add_argument("--only", help="comma-separated words: only cases whose 'op label' contains one of them")
+    parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated subset of the engines")
+    parser.add_argument("--load", type=int, default=0, help="busy processes to run alongside (a loaded machine)")
     parser.add_argument("--json", default=os.path.join(HERE, "size_sweep.json"), help="the whole run as JSON")
     args = parser.parse_args()
     rounds = args.rounds or (5 if args.quick else 9)
     ops = set((args.ops or "matmul,conv2d,add,mul,relu,sum,mean,softmax").split(","))
-    run = {"benchmark": "size_sweep", "machine": machine(), "quick": args.quick, "rounds": rounds}
-    print(f"# {run['machine']['cpu_model']}, {run['machine']['cpus']} CPUs; {run['machine']['uptime']}")
+    chosen = [case for case in cases(ops, args.quick)
+              if not args.only or any(word in f"{case['op']} {case['label']}" for word in args.only.split(","))]
+    busy = busy_loops(args.load)
+    try:
+        sweep(args, rounds, chosen)
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+
+
+def busy_loops(count: int) -> list:
+    """`count` processes that only spin (stopped by the caller): more runnable threads than cores."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+def sweep(args: argparse.Namespace, rounds: int, chosen: list) -> None:
+    time.sleep(1 if args.load else 0)  # the busy loops are running before the first block
+    run = {"benchmark": "size_sweep", "machine": machine(), "quick": args.quick, "rounds": rounds,
+           "load_processes": args.load}
+    print(f"# {run['machine']['cpu_model']}, {run['machine']['cpus']} CPUs; {run['machine']['uptime']}"
+          + (f"; {args.load} busy processes started" if args.load else ""))
     run["peak"] = peak_flops.measure(os.cpu_count() or 1, 0.2)
     print(f"# peak float32: {run['peak']['gflops_1_thread']} GFLOP/s on 1 thread, "
           f"{run['peak']['gflops_all_threads']} on {run['peak']['threads']} ({run['peak']['flags']})")
-    workers = {engine: Worker(engine, python) for engine, python in interpreters(args).items()}
+    workers = {engine: Worker(engine, python) for engine, python in interpreters(args).items()
+               if engine in args.engines.split(",")}
     run["engines"] = {engine: worker.info for engine, worker in workers.items()}
     print("# " + ", ".join(f"{e} {w.info['version']}" for e, w in workers.items()) + f"; median of {rounds}")
     print(f"{'mode':<6}{'op':<8}{'case':<26}{'webflow':>10}{'tf':>10}{'torch':>10}{'wf/tf':>8}{'wf/torch':>9}"
@@ -180,7 +207,7 @@ def main() -> None:
     started, points = time.time(), []
     try:
         for mode in args.modes.split(","):
-            for case in cases(ops, args.quick):
+            for case in chosen:
                 line = point(case, mode, measure_case(workers, case, mode, rounds, args.gap))
                 points.append(line)
                 print(f"{mode:<6}{case['op']:<8}{case['label']:<26}{cell(line.get('webflow'))}"

@@ -4,17 +4,21 @@ No plotting library: matplotlib is not in the lessons' browser site, and a lesso
 and lines. Each function returns an `Svg`, which Jupyter shows as a picture (`_repr_svg_`: JupyterLab,
 JupyterLite, nbconvert's HTML export) when it is a cell's last value or passed to `display`, and whose text
 form (`repr`, outside a notebook) is a one-line summary. Values can be lists, NumPy arrays or webflow CArrays
-(anything with `.tolist()`).
+(anything with `.tolist()`). Where a picture is drawn by webflow's JupyterLab extension (a TensorBoard panel:
+`tensorboard(logdir)`), `with_picture` adds an SVG of the same data for front ends without the extension
+(nbconvert's HTML export).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from html import escape
 from typing import Any
 
 WIDTH, HEIGHT, MARGIN = 480, 240, 48
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
+_SIZE = re.compile(r'<svg [^>]*?width="([0-9.]+)" height="([0-9.]+)"')
 
 
 class Svg:
@@ -140,3 +144,62 @@ def grids(tables: Sequence[Any], captions: Sequence[str] = (), copies: Sequence[
     height = 28 + max(len(_plain(t)) for t in tables) * cell + 26
     return Svg(_svg(max(x, 200), height, body, title),
                f"{len(tables)} table(s) {title!r}" + (f": {', '.join(map(str, captions))}" if captions else ""))
+
+
+def stack(pictures: Sequence[Svg], title: str = "") -> Svg:
+    """Pictures one above the other, as one picture (each kept as it was drawn, in a nested <svg>)."""
+    body, y, width = [], 24 if title else 0, 200
+    for picture in pictures:
+        size = _SIZE.search(picture.markup)
+        w, h = float(size.group(1)), float(size.group(2))
+        body.append(picture.markup.replace("<svg ", f'<svg x="0" y="{y:g}" ', 1))
+        y, width = y + h + 8, max(width, w)
+    return Svg(_svg(int(width), int(y), body, title), "; ".join(picture.summary for picture in pictures))
+
+
+def tensorboard_scalars(panel: Any, title: str = "") -> Svg:
+    """The scalar curves of a webflow.lab TensorBoard panel (`webflow.lab.tensorboard(logdir)`), one line chart
+    per tag with a line per run, stacked: the same curves the panel draws, as a picture."""
+    document = panel.document() if hasattr(panel, "document") else panel
+    charts = []
+    for tag, runs in document.get("scalars", {}).items():
+        numbers = {run: [(step, value) for step, _, value in points if isinstance(value, (int, float))]
+                   for run, points in runs.items()}   # NaN and ±inf travel as null: not drawn
+        series = {run: ([step for step, _ in kept], [value for _, value in kept])
+                  for run, kept in numbers.items() if kept}
+        if series:
+            charts.append(lines(series, title=tag))
+    return stack(charts, title=title)
+
+
+class WithPicture:
+    """An object drawn by webflow's JupyterLab extension (its own MIME type: a TensorBoard panel, a dashboard)
+    together with a picture of the same data, for front ends without the extension: JupyterLab and JupyterLite
+    rank the extension's renderer first and draw it; nbconvert's HTML (and nbviewer, GitHub) show the picture."""
+
+    def __init__(self, shown: Any, picture: Svg):
+        self.shown = shown
+        self.picture = picture
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
+        bundle = self.shown._repr_mimebundle_()
+        data = dict(bundle[0] if isinstance(bundle, tuple) else bundle)   # (data, metadata) or data
+        data["image/svg+xml"] = self.picture.markup
+        return data
+
+    def __repr__(self) -> str:   # outside a notebook: the shown object's own text form
+        return str(self._repr_mimebundle_().get("text/plain", repr(self.shown)))
+
+
+def with_picture(shown: Any, picture: Svg) -> WithPicture:
+    """`shown` as its extension draws it, plus `picture` where the extension is absent (see WithPicture)."""
+    return WithPicture(shown, picture)
+
+
+def tensorboard(logdir: str) -> WithPicture:
+    """What `webflow.lab.tensorboard(logdir)` shows (its panel: curves, histograms, the graph), as a cell's value,
+    with its scalar curves as a picture for a static export."""
+    from webflow.lab import TensorBoardPanel
+
+    panel = TensorBoardPanel(logdir)
+    return with_picture(panel, tensorboard_scalars(panel))

@@ -17,7 +17,8 @@ The steps, in order (each step's folder is replaced, the rest of out_dir is left
    the char-RNN page (site/demo/char_rnn.*, with a Shakespeare slice from $WEBFLOW_DATA)
    and the "Graph playground" (site/playground/, with its examples/ and the graph renderer's
    standalone bundle labextension/dist/webflow-graph.{js,css}, which `make labext` builds; the build stops
-   at once if it is missing).
+   at once if it is missing), and source/: webflow's source as read-only pages with line anchors, where the
+   lessons' links to the engine land (site/source_pages.py).
 4. lite/: JupyterLite with the lessons (site/build_lite.py `build(out_dir, wheel_path)`), when that file
    exists and --skip-lite is not given.
 Serve it with `python -m http.server -d site/_build -b 127.0.0.1` (or tests/browser/static_server.py).
@@ -163,6 +164,7 @@ def build(out_dir: str = DEFAULT_OUT, lite: bool = True) -> dict:
     timed("pyodide")
     build_pages(out_dir)
     build_playground(out_dir)
+    _load(os.path.join(HERE, "source_pages.py"), "webflow_site_source_pages").build(out_dir)  # source/*.html#L<n>
     timed("pages")
     lite_script = os.path.join(HERE, "build_lite.py")
     if lite and os.path.exists(lite_script):

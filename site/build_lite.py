@@ -17,6 +17,11 @@
   (ipykernel, piplite and pyodide-kernel come inside the kernel extension's own wheel index), and webflow's
   and protobuf's wheels again, so `%pip install webflow` (piplite, which resolves webflow's requirement on
   protobuf) also works offline.
+- ipywidgets (the lessons' knobs, Keras `fit`'s live progress bar): its wheel in the Pyodide lock too, and webflow's
+  entry depends on it, so `import webflow` loads it (webflow imports it lazily, where the kernel's scan cannot see);
+  the widget manager (@jupyter-widgets/jupyterlab-manager, from jupyterlab_widgets' wheel) as a federated
+  extension; ipywidgets' and jupyterlab_widgets' wheels in the piplite index as well (the kernel's own index has
+  the widgetsnbextension shim ipywidgets requires), for a `%pip install ipywidgets` offline (not tested).
 - jupyter-lite.json: `disablePyPIFallback` so a `%pip install` of something we do not ship fails at once
   with a clear message instead of trying pypi.org.
 - contents: the lessons/ notebooks; federated extensions: the Pyodide kernel's, and webflow's JupyterLab
@@ -50,6 +55,10 @@ KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 KERNEL_EXTENSION = "@jupyterlite/pyodide-kernel-extension"
 # Installed by the kernel at start-up (`piplite.install("comm")`) and absent from Pyodide's lock.
 PIPLITE_REQUIREMENTS = ("comm==0.2.3",)
+# The widgets of the lessons and of `fit`: ipywidgets 8 with the manager extension of jupyterlab_widgets 3.
+WIDGETS = {"name": "ipywidgets", "version": "8.1.9", "file_name": "ipywidgets-8.1.9-py3-none-any.whl"}
+WIDGETS_MANAGER = {"name": "jupyterlab_widgets", "version": "3.0.17",
+                   "file_name": "jupyterlab_widgets-3.0.17-py3-none-any.whl"}
 # JupyterLab settings of the site. Lessons are short: render every cell ("none") instead of only those in
 # view, so the browser's find (and the browser test) sees the whole notebook with its outputs.
 SETTINGS_OVERRIDES = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
@@ -87,6 +96,13 @@ def _piplite_wheels(folder: str) -> None:
         name, version = requirement.split("==")
         entry = {"name": name, "version": version, "file_name": f"{name}-{version}-py3-none-any.whl"}
         shutil.copy2(build_pyodide.download_wheels([entry])[name], folder)
+    for path in _widget_wheels().values():
+        shutil.copy2(path, folder)
+
+
+def _widget_wheels() -> dict[str, str]:
+    """{name: cached wheel} of ipywidgets and jupyterlab_widgets (which carries the widget manager extension)."""
+    return build_pyodide.download_wheels([WIDGETS, WIDGETS_MANAGER])
 
 
 def _config() -> dict:
@@ -151,9 +167,13 @@ def _stage(staging: str, webflow_wheel: str, pyodide_dir: str, protobuf_wheel: s
     shutil.copytree(pyodide_dir, staged_pyodide)
     protobuf_version = os.path.basename(protobuf_wheel).split("-")[1]
     build_pyodide.add_wheel_to_lock(staged_pyodide, protobuf_wheel, "protobuf", ["google"], protobuf_version)
+    widgets = _widget_wheels()
+    # ipywidgets needs traitlets and IPython (in the lock) and comm (piplite-installed at kernel start-up).
+    build_pyodide.add_wheel_to_lock(staged_pyodide, widgets["ipywidgets"], "ipywidgets", ["ipywidgets"],
+                                    WIDGETS["version"], depends=("traitlets", "ipython"))
     version = os.path.basename(webflow_wheel).split("-")[1]
     build_pyodide.add_wheel_to_lock(staged_pyodide, webflow_wheel, "webflow", ["webflow"], version,
-                                    depends=("protobuf",))
+                                    depends=("protobuf", "ipywidgets"))
     _piplite_wheels(os.path.join(staging, "wheels"))
     for wheel in (webflow_wheel, protobuf_wheel):  # also for `%pip install webflow`, offline
         shutil.copy2(wheel, os.path.join(staging, "wheels"))
@@ -161,7 +181,7 @@ def _stage(staging: str, webflow_wheel: str, pyodide_dir: str, protobuf_wheel: s
         json.dump(_config(), file, indent=2)
     with open(os.path.join(staging, "overrides.json"), "w") as file:
         json.dump(SETTINGS_OVERRIDES, file, indent=2)
-    extensions = [kernel_extension_dir()]
+    extensions = [kernel_extension_dir(), widgets["jupyterlab_widgets"]]   # the widget manager, from its wheel
     if wheel_labextensions(webflow_wheel):
         extensions.append(os.path.abspath(webflow_wheel))
     with open(os.path.join(staging, "jupyter_lite_config.json"), "w") as file:

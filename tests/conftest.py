@@ -29,6 +29,42 @@ def pytest_configure(config):
         selection.set_backend(name)
 
 
+# `make test` runs `pytest -n 2 --dist loadgroup` (pytest-xdist) with this scheduler: each test file is one unit of
+# work (its module-scoped fixtures are built once, as in a serial run), handed to whichever worker is free; the files
+# of a SERIAL_GROUPS group are one unit, run in order on one worker, and start first (they are the longest units).
+# (Our own scheduler: xdist 3.8's xdist_group mark renames item._nodeid, which pytest 9 no longer reads.)
+SERIAL_GROUPS = {
+    # JupyterLab servers and headless Chromium: big processes, each test timed against its page
+    "tests/browser/": "browser", "tests/lab/": "browser",
+    # the static export reuses the notebooks the nbclient test executed (tests/executed_lessons.py)
+    "tests/test_lessons_nbclient.py": "lessons", "tests/test_lessons_static_export.py": "lessons",
+}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FilesAndSerialGroups(LoadScopeScheduling):
+        """One unit of work per test file, or per group of SERIAL_GROUPS."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            for prefix, group in SERIAL_GROUPS.items():
+                if nodeid.startswith(prefix):
+                    return group
+            return nodeid.split("::", 1)[0]
+
+        def _assign_work_unit(self, node) -> None:
+            for group in dict.fromkeys(SERIAL_GROUPS.values()):   # (xdist orders the rest by their number of tests)
+                if group in self.workqueue:
+                    self.workqueue.move_to_end(group, last=False)
+            super()._assign_work_unit(node)
+
+    return FilesAndSerialGroups(config, log)
+
+
 def pytest_collection_finish(session):
     # a test module may switch modes when it is imported: module-scoped fixtures, set up before any test's own
     # reset, start from the defaults too

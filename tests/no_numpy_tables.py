@@ -24,7 +24,8 @@ TABLES = ("array", "control_flow", "conv", "core", "indexing", "linalg", "logic"
           "nn", "pool", "random", "reduction", "state", "summary", "training", "checkpoint", "string",
           "image", "parsing", "dataset", "audio", "queue", "tensor_array",
           "candidate_sampling", "rnn_block", "script",
-          "depthwise_conv", "stateless_random", "space_batch", "sparse_cross", "numerics")
+          "depthwise_conv", "stateless_random", "space_batch", "sparse_cross", "numerics", "activation_grad",
+          "bfloat16", "scatter")
 CASE_LISTS = ("CASES", "MASK_CASES")
 
 

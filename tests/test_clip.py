@@ -22,8 +22,9 @@ def test_clip_by_global_norm(clip_norm: float) -> None:
     rows = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), tf.constant([3, 2]))
     clipped, norm = tf.clip_by_global_norm([tf.constant(A), None, tf.constant(B), rows], clip_norm)
     assert clipped[1] is None and isinstance(clipped[3], tf.IndexedSlices)
-    assert [t.op.name for t in (clipped[0], clipped[2])] == ["clip_by_global_norm/clip_by_global_norm_0",
-                                                             "clip_by_global_norm/clip_by_global_norm_2"]
+    # TensorFlow 2.21's names: "%s_%d" % (the whole scope string, i), made inside that scope
+    assert [t.op.name for t in (clipped[0], clipped[2])] == ["clip_by_global_norm/clip_by_global_norm/_0",
+                                                             "clip_by_global_norm/clip_by_global_norm/_2"]
     assert norm.op.name == "global_norm/global_norm"
     with tf.Session() as sess:
         a, b, r, n = sess.run([clipped[0], clipped[2], clipped[3].values, norm])

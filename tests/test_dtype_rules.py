@@ -115,7 +115,7 @@ def test_mixed_dtypes_raise_eagerly_too():
 def test_float_only_ops_reject_integers(op):
     function = getattr(wf.math, op)
     with pytest.raises(TypeError, match=r"Value passed to parameter 'x' has DataType int32 not in list of "
-                                        r"allowed values: float16, float32, float64"):
+                                        r"allowed values: float16, bfloat16, float32, float64"):
         function(wf.constant([1, 2]))
 
 

@@ -16,6 +16,7 @@ import glob
 import os
 import time
 
+import executed_lessons
 import nbformat
 import pytest
 from nbclient import NotebookClient
@@ -99,10 +100,11 @@ def test_lessons_are_found() -> None:
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[os.path.basename(path) for path in LESSONS])
-def test_lesson_runs_in_a_jupyter_kernel(path: str, capsys) -> None:
+def test_lesson_runs_in_a_jupyter_kernel(path: str, capsys, request) -> None:
     budget = BUDGETS.get(os.path.basename(path), DEFAULT_BUDGET)
-    started = time.perf_counter()
+    started, stamp = time.perf_counter(), executed_lessons.fingerprint(path)
     notebook = execute(path, budget)
+    executed_lessons.save(request.config, path, notebook, stamp)  # for tests/test_lessons_static_export.py
     seconds = time.perf_counter() - started
     with capsys.disabled():
         print(f"\n{os.path.basename(path)} in a kernel: {seconds:.1f} s (budget {budget} s)")

@@ -1,6 +1,7 @@
 """`make test-asan`: the C kernels under AddressSanitizer + UndefinedBehaviorSanitizer.
 
     python tools/test_asan.py                 # build _build/asan/, run the default test set against it
+    python tools/test_asan.py --kernels       # the C kernel tests only (tests/kernels): what `make test` runs
     python tools/test_asan.py tests/ops/test_nn_table.py -x    # other pytest arguments instead of the set
 
 1. Builds the native library with -fsanitize=address,undefined -fno-sanitize-recover=undefined into
@@ -27,10 +28,12 @@ from webflow.wasm import build
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The kernel tests (native; the wasm ones run in Node, not in this process) and every op table, whose rows reach
 # the C adapters with WEBFLOW_BACKEND=native, plus the backend-comparison tests.
-DEFAULT_TESTS = [
+KERNEL_TESTS = [
     "tests/kernels", "--ignore=tests/kernels/test_c_wasm_families.py",
     "--ignore=tests/kernels/test_wasm_in_pyodide.py", "--ignore=tests/kernels/test_conv_direct_in_pyodide.py",
-    "tests/ops", "tests/test_backends.py",
+]
+DEFAULT_TESTS = [
+    *KERNEL_TESTS, "tests/ops", "tests/test_backends.py",
     # (it reruns tests/ops in a subprocess with native forced: here they already run so, in-process)
     "--deselect=tests/test_backends.py::test_op_table_passes_with_the_native_backend_forced",
 ]
@@ -91,4 +94,6 @@ def check_coverage(report: str, library: str, whole_set: bool) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run(sys.argv[1:] or DEFAULT_TESTS))
+    arguments = sys.argv[1:]
+    # --kernels: `make test`'s reduced run (its 869 tests took 4 min here at load average ~15, plus the build)
+    sys.exit(run(KERNEL_TESTS if arguments == ["--kernels"] else arguments or DEFAULT_TESTS))

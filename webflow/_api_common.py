@@ -7,7 +7,7 @@ defines it. Names whose TF1 and TF2 spellings differ live in the facades themsel
 # ruff: noqa: F401
 from webflow.framework import dtypes as _dtypes
 from webflow.framework.dtypes import (
-    DType, as_dtype, bool, double, float16, float32, float64, half, int8, int16, int32, int64, resource,
+    DType, as_dtype, bfloat16, bool, double, float16, float32, float64, half, int8, int16, int32, int64, resource,
     string, uint8, uint16, uint32, uint64, variant,
 )
 from webflow.framework.errors import OpError

@@ -45,8 +45,8 @@ def _import_meta(path: str) -> None:
             tf.train.import_meta_graph(path)
         except KeyError as error:
             # TensorFlow's own answer to a collection naming a node or tensor the graph lacks: as_graph_element's
-            # KeyError, every message of which starts "The name '...'"
-            if not str(error.args[0]).startswith("The name '"):
+            # KeyError, every message of which starts "The name " and the name's repr ('...', or "..." around a ')
+            if not str(error.args[0]).startswith("The name "):
                 raise
 
 

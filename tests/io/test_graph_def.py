@@ -150,7 +150,7 @@ def encode_feeds(feeds):
         array = np.asarray(value)
         if array.dtype == object or array.dtype.kind == "S":
             return ["bytes", [bytes(b).hex() for b in array.reshape(-1)], list(array.shape)]
-        return [array.dtype.name, array.tolist()]
+        return [array.dtype.name, array.tolist(), list(array.shape)]  # the shape: an empty array's list is []
     return {name: encoded(v) for name, v in feeds.items()}
 
 
@@ -158,7 +158,7 @@ def decode_feeds(feeds):
     def decoded(dtype, values, *shape):
         if dtype == "bytes":
             return np.array([bytes.fromhex(h) for h in values], dtype=object).reshape(shape[0])
-        return np.array(values, dtype)
+        return np.array(values, dtype).reshape(shape[0])
     return {name: decoded(*encoded) for name, encoded in feeds.items()}
 
 

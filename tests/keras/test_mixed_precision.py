@@ -225,8 +225,10 @@ def test_normalization_layers_keep_their_statistics_in_float32() -> None:
     np.testing.assert_allclose(batch_norm.moving_mean.numpy(), 0.01 * x.mean(0), rtol=1e-5)
 
 
-def test_bfloat16_policy_is_inspectable_but_cannot_compute() -> None:
-    layer = keras.layers.Dense(2, dtype="mixed_bfloat16")
+def test_bfloat16_policy_computes_in_bfloat16_with_float32_weights() -> None:
+    """(tests/keras/test_mixed_bfloat16.py compares a whole model with tf_keras.)"""
+    layer = keras.layers.Dense(2, dtype="mixed_bfloat16", kernel_initializer="ones")
     assert (layer.compute_dtype, layer.variable_dtype) == ("bfloat16", "float32")
-    with pytest.raises(TypeError, match="no bfloat16 dtype"):
-        layer(np.ones((1, 2), np.float32))
+    out = layer(np.full((1, 2), 1.00390625, np.float32))   # rounds to 1.0 in bfloat16 (a tie, to even)
+    assert out.dtype == webflow.bfloat16 and layer.kernel.dtype == webflow.float32
+    np.testing.assert_array_equal(out.numpy(), [[2.0, 2.0]])

@@ -22,6 +22,12 @@ HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tfjs")
 TOLERANCE = 2e-5   # float32: the two engines sum in different orders
 
 
+@pytest.fixture(autouse=True)
+def fresh_layer_names():
+    """Layer names count from dense, dense_1 ... in each test, whatever models this process made before."""
+    keras.backend.clear_session()
+
+
 @pytest.fixture(scope="module")
 def tfjs_predict():
     if shutil.which("node") is None:

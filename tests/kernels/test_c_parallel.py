@@ -59,6 +59,20 @@ def test_python_threads_may_call_at_once():
     assert failures == []
 
 
+def test_workers_that_fell_asleep_and_more_threads_than_cores():
+    """Workers idle past their polling time sleep (a futex); a caller whose worker is slow sleeps until it is
+    done. 7 threads on this machine's few cores: workers are preempted mid-job, and every call still ends."""
+    import time
+
+    expected = product(1)
+    for pause in (0.0, 0.002, 0.0):  # 2 ms: longer than a worker polls after a job
+        for threads in (2, 7):
+            time.sleep(pause)
+            np.testing.assert_array_equal(product(threads), expected)
+    for _ in range(50):
+        np.testing.assert_array_equal(product(7), expected)
+
+
 def _child(results: multiprocessing.Queue) -> None:
     results.put(product(2))
 

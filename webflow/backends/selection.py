@@ -28,6 +28,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from webflow.backends import bfloat16
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, NumpyUnavailable
 from webflow.backends.c import library as c_library
 from webflow.backends.c.adapters import CKernel, Unsupported
@@ -216,6 +217,11 @@ def _size_chooser(index: int, limit: int, c_kernel: Callable, numpy_kernel: Call
 
 def node_kernel(op: Any) -> tuple[Callable, str]:
     """(kernel, backend name) for a graph op, chosen when the executor builds its plan."""
+    kernel, backend = _node_kernel(op)
+    return bfloat16.graph_kernel(op, kernel), backend  # (rounds bfloat16 outputs: backends/bfloat16.py)
+
+
+def _node_kernel(op: Any) -> tuple[Callable, str]:
     opdef = op._opdef
     numpy_kernel, c_kernel = opdef.kernels[NUMPY], opdef.kernels.get(C_BACKEND)
     found = opdef.c_adapter

@@ -22,6 +22,7 @@ from webflow.ops.constants import placeholder, placeholder_with_default
 from webflow.ops.script_ops import py_func  # TF1's tf.py_func (PyFunc / PyFuncStateless)
 from webflow.ops.numerics_ops import check_numerics  # TF1's tf.check_numerics (CheckNumerics)
 from webflow.ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized
+from webflow.ops.scatter_ops import scatter_add, scatter_sub, scatter_update  # TF1's tf.scatter_* (ScatterAdd ...)
 from webflow.ops.variables import (
     all_variables, global_variables, global_variables_initializer, initialize_all_variables, local_variables,
     local_variables_initializer, model_variables, moving_average_variables, trainable_variables, variables_initializer,

@@ -80,6 +80,8 @@ class DType:
             return numpy.object_
         if self._kind in ("resource", "variant"):
             return numpy.object_
+        if self._name == "bfloat16":  # NumPy has none: held as float32 arrays of bfloat16 values (bfloat16.py)
+            return numpy.float32
         return numpy.dtype(self._name).type
 
     @property
@@ -120,6 +122,8 @@ def _limits(dtype: DType) -> tuple[float | int, float | int]:
     import numpy
 
     base = dtype.base_dtype
+    if base.name == "bfloat16":  # the largest finite bfloat16: 0x7F7F
+        return -3.3895313892515355e38, 3.3895313892515355e38
     if base.is_floating:
         info = numpy.finfo(base.as_numpy_dtype)
         return float(info.min), float(info.max)
@@ -133,6 +137,7 @@ def _limits(dtype: DType) -> tuple[float | int, float | int]:
 
 # TensorFlow's DataType enum numbers (types.proto), so names and enums round-trip.
 float16 = DType("float16", 19, "float", 2)
+bfloat16 = DType("bfloat16", 14, "float", 2)  # float32's top 16 bits (framework/bfloat16.py)
 float32 = DType("float32", 1, "float", 4)
 float64 = DType("float64", 2, "float", 8)
 int8 = DType("int8", 6, "int", 1)
@@ -150,7 +155,7 @@ variant = DType("variant", 21, "variant", 0)
 half = float16
 double = float64
 
-_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+_ALL = [float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
         bool, string, resource, variant]
 _BY_NAME = {d.name: d for d in _ALL}
 _REF_BY_NAME = {d.name: DType(d.name, d._enum, d._kind, d._size, is_ref=True) for d in _ALL}
@@ -163,7 +168,7 @@ float64_ref = _REF_BY_NAME["float64"]
 int32_ref = _REF_BY_NAME["int32"]
 int64_ref = _REF_BY_NAME["int64"]
 
-FLOATING = (float16, float32, float64)
+FLOATING = (float16, bfloat16, float32, float64)
 INTEGER = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 NUMERIC = FLOATING + INTEGER
 

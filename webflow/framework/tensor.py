@@ -12,6 +12,7 @@ from typing import Any
 
 from webflow.framework import context
 from webflow.framework import dtypes as dtypes_module
+from webflow.framework.bfloat16_text import bfloat16_text
 from webflow.framework.tensor_shape import TensorShape
 
 # name -> function(x, y) or function(x); filled by webflow.ops modules at import time.
@@ -290,13 +291,18 @@ class EagerTensor(TensorBase):
 
 
     def __repr__(self) -> str:
-        return f"<tf.Tensor: shape={self.shape}, dtype={self._dtype.name}, numpy={_numpy_text(self._value, True)}>"
+        text = _numpy_text(self._value, True, self._dtype)
+        return f"<tf.Tensor: shape={self.shape}, dtype={self._dtype.name}, numpy={text}>"
 
     def __str__(self) -> str:
-        return f"tf.Tensor({_numpy_text(self._value, False)}, shape={self.shape}, dtype={self._dtype.name})"
+        text = _numpy_text(self._value, False, self._dtype)
+        return f"tf.Tensor({text}, shape={self.shape}, dtype={self._dtype.name})"
 
 
-def _numpy_text(value: Any, is_repr: bool) -> str:
+def _numpy_text(value: Any, is_repr: bool, dtype: Any = None) -> str:
+    if dtype is dtypes_module.bfloat16:  # float32 storage printed as TensorFlow prints bfloat16
+        text = bfloat16_text(value, is_repr)
+        return "\n" + text if "\n" in text else text
     if getattr(value, "ndim", 0) == 0 and hasattr(value, "item"):
         scalar = value.item()
         return repr(scalar) if is_repr else str(scalar)

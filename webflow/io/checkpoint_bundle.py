@@ -36,7 +36,7 @@ import os
 import struct
 from typing import Any
 
-from webflow.framework import dtypes, errors
+from webflow.framework import bfloat16_bits, dtypes, errors
 from webflow.io import buffer_values, bundle_strings, crc32c, durable_file, varint
 
 MAGIC = 0xDB4775248B80FB57
@@ -407,6 +407,8 @@ class BundleReader:
             out = np.empty(len(payload), dtype=object)
             out[:] = payload
             return out.reshape(shape)
+        if dtype == dtypes.bfloat16:  # 16 bits each: the high half of the float32 that holds it in webflow
+            return bfloat16_bits.from_high_halves(np.frombuffer(payload, dtype="<u2")).reshape(shape)
         np_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
         return np.frombuffer(payload, dtype=np_dtype).astype(np_dtype.newbyteorder("="), copy=True).reshape(shape)
 

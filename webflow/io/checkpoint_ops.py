@@ -20,7 +20,7 @@ from typing import Any
 
 from webflow.framework import errors
 from webflow.framework.dtypes import as_dtype, string
-from webflow.io import checkpoint_bundle
+from webflow.io import bfloat16_bundle, checkpoint_bundle
 from webflow.io.tensor_proto import numpy_module
 from webflow.ops import string_ops  # noqa: F401 - StringJoin, StaticRegexFullMatch: in a sharded Saver's graph
 from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_op
@@ -69,7 +69,16 @@ def save_v2_kernel(prefix: Any, tensor_names: Any, shape_and_slices: Any, *tenso
     if len(names) != len(tensors):
         raise errors.InvalidArgumentError(None, None, f"Got {len(tensors)} tensors but {len(names)} tensor names")
     _check_slices(shape_and_slices, len(names))
-    checkpoint_bundle.write_bundle(_text(prefix), [(n, numpy_module().asarray(t)) for n, t in zip(names, tensors)])
+    kinds = list(dtypes or [None] * len(tensors))
+    checkpoint_bundle.write_bundle(_text(prefix), [(n, _bundle_value(t, kind))
+                                                   for n, t, kind in zip(names, tensors, kinds)])
+
+
+def _bundle_value(value: Any, dtype: Any) -> Any:
+    """A tensor's value as write_bundle takes it; a bfloat16 one (float32 storage) as its 16-bit values."""
+    if dtype is not None and dtype.base_dtype.name == "bfloat16":
+        return bfloat16_bundle.bundle_value(value)
+    return numpy_module().asarray(value)
 
 
 # --- RestoreV2 ----------------------------------------------------------------------------------------------

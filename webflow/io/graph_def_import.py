@@ -154,6 +154,10 @@ def build_node(node: Any, full_name: str, inputs: list, controls: list, function
         result = apply_op(webflow_type, inputs, attrs, name=full_name + "/")
     except (TypeError, ValueError) as error:
         raise ValueError(f"Cannot import node '{node.name}' ({node.op}): {error}") from error
+    except (IndexError, AttributeError) as error:   # a damaged NodeDef (fewer inputs than its op reads, an attr of
+        # the wrong kind) reaching a shape rule: TensorFlow's importer checks the NodeDef first and says ValueError
+        raise ValueError(f"Cannot import node '{node.name}' ({node.op}): NodeDef does not match its op ({error})") \
+            from error
     except KeyError as error:  # a damaged NodeDef without a required attr: TensorFlow's importer says ValueError
         raise ValueError(f"Cannot import node '{node.name}' ({node.op}): NodeDef missing attr {error}") from error
     if isinstance(result, Operation):

@@ -903,6 +903,21 @@ OP_DEFS = {
         (),
         (('T', 'type'), ('use_locking', 'bool', False)),
     ),
+    'ResourceScatterAdd': (
+        (('resource', 'resource'), ('indices', 'Tindices'), ('updates', 'dtype')),
+        (),
+        (('dtype', 'type'), ('Tindices', 'type')),
+    ),
+    'ResourceScatterSub': (
+        (('resource', 'resource'), ('indices', 'Tindices'), ('updates', 'dtype')),
+        (),
+        (('dtype', 'type'), ('Tindices', 'type')),
+    ),
+    'ResourceScatterUpdate': (
+        (('resource', 'resource'), ('indices', 'Tindices'), ('updates', 'dtype')),
+        (),
+        (('dtype', 'type'), ('Tindices', 'type')),
+    ),
     'ResourceSparseApplyAdadelta': (
         (('var', 'resource'), ('accum', 'resource'), ('accum_update', 'resource'), ('lr', 'T'), ('rho', 'T'),
          ('epsilon', 'T'), ('grad', 'T'), ('indices', 'Tindices')),
@@ -951,10 +966,25 @@ OP_DEFS = {
         (('dtypes', 'list(type)'),),
     ),
     'ScalarSummary': ((('tags', 'string'), ('values', 'T')), (('summary', 'string'),), (('T', 'type'),)),
+    'ScatterAdd': (
+        (('ref', 'ref T'), ('indices', 'Tindices'), ('updates', 'T')),
+        (('output_ref', 'ref T'),),
+        (('T', 'type'), ('Tindices', 'type'), ('use_locking', 'bool', False)),
+    ),
     'ScatterNd': (
         (('indices', 'Tindices'), ('updates', 'T'), ('shape', 'Tindices')),
         (('output', 'T'),),
         (('T', 'type'), ('Tindices', 'type'), ('bad_indices_policy', 'string', '')),
+    ),
+    'ScatterSub': (
+        (('ref', 'ref T'), ('indices', 'Tindices'), ('updates', 'T')),
+        (('output_ref', 'ref T'),),
+        (('T', 'type'), ('Tindices', 'type'), ('use_locking', 'bool', False)),
+    ),
+    'ScatterUpdate': (
+        (('ref', 'ref T'), ('indices', 'Tindices'), ('updates', 'T')),
+        (('output_ref', 'ref T'),),
+        (('T', 'type'), ('Tindices', 'type'), ('use_locking', 'bool', True)),
     ),
     'Select': ((('condition', 'bool'), ('t', 'T'), ('e', 'T')), (('output', 'T'),), (('T', 'type'),)),
     'SelectV2': ((('condition', 'bool'), ('t', 'T'), ('e', 'T')), (('output', 'T'),), (('T', 'type'),)),
@@ -990,6 +1020,7 @@ OP_DEFS = {
          ('metadata', 'string', '')),
     ),
     'Sigmoid': ((('x', 'T'),), (('y', 'T'),), (('T', 'type'),)),
+    'SigmoidGrad': ((('y', 'T'), ('dy', 'T')), (('z', 'T'),), (('T', 'type'),)),
     'Sign': ((('x', 'T'),), (('y', 'T'),), (('T', 'type'),)),
     'Sin': ((('x', 'T'),), (('y', 'T'),), (('T', 'type'),)),
     'Size': ((('input', 'T'),), (('output', 'out_type'),), (('T', 'type'), ('out_type', 'type', 'int32'))),
@@ -1183,6 +1214,7 @@ OP_DEFS = {
         (('output_types', 'list(type)'), ('output_shapes', 'list(shape)'), ('metadata', 'string', '')),
     ),
     'Tanh': ((('x', 'T'),), (('y', 'T'),), (('T', 'type'),)),
+    'TanhGrad': ((('y', 'T'), ('dy', 'T')), (('z', 'T'),), (('T', 'type'),)),
     'TensorArrayCloseV3': ((('handle', 'resource'),), (), ()),
     'TensorArrayConcatV3': (
         (('handle', 'resource'), ('flow_in', 'float32')),

@@ -17,15 +17,15 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from webflow.framework import dtypes
+from webflow.framework import bfloat16_bits, dtypes
 
 # dtypes stored as tensor_content when the array fills its shape and has more than one element (TF's
 # _TENSOR_CONTENT_TYPES, restricted to webflow's dtypes)
-_CONTENT_TYPES = frozenset(["float16", "float32", "float64", "int8", "int16", "int32", "int64",
+_CONTENT_TYPES = frozenset(["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
                             "uint8", "uint16", "uint32", "uint64"])
 # the typed repeated field each dtype's values go to otherwise (float16 stores its bits, see _field_values)
-_VALUE_FIELDS = {"float16": "half_val", "float32": "float_val", "float64": "double_val", "int8": "int_val",
-                 "int16": "int_val", "int32": "int_val", "uint8": "int_val", "uint16": "int_val",
+_VALUE_FIELDS = {"float16": "half_val", "bfloat16": "half_val", "float32": "float_val", "float64": "double_val",
+                 "int8": "int_val", "int16": "int_val", "int32": "int_val", "uint8": "int_val", "uint16": "int_val",
                  "int64": "int64_val", "uint32": "uint32_val", "uint64": "uint64_val", "bool": "bool_val",
                  "string": "string_val"}
 
@@ -167,6 +167,8 @@ def make_tensor_proto(values: Any, dtype: Any = None, shape: Any = None, verify_
                                                        tensor_proto)
     array = _as_array(values, dtype, shape)
     array_dtype = dtypes.as_dtype(array.dtype)
+    if dtype is dtypes.bfloat16:  # float32 storage (framework/bfloat16_bits.py): stored as 16-bit patterns
+        array, array_dtype = bfloat16_bits.high_halves(array), dtype
     if dtype is not None and dtype is not array_dtype:
         raise TypeError(f"`dtype` {dtype!r} is not compatible with {values} of dtype {array.dtype}.")
     if shape is None:
@@ -188,7 +190,7 @@ def make_tensor_proto(values: Any, dtype: Any = None, shape: Any = None, verify_
     proto.tensor_shape.SetInParent()  # present even for a scalar, as TensorFlow writes it
     for dim in shape:
         proto.tensor_shape.dim.add(size=dim)
-    if same_size and array_dtype.name in _CONTENT_TYPES and _product(shape) > 1:
+    if same_size and array_dtype.name in _CONTENT_TYPES and _product(shape) > 1:  # (bfloat16: 2 bytes each)
         proto.tensor_content = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
         return proto
     if array_dtype == dtypes.string and not isinstance(values, numpy_module().ndarray):
@@ -208,6 +210,8 @@ def make_ndarray(tensor: Any) -> Any:
     if dtype.name not in _VALUE_FIELDS:
         raise TypeError(f"Unsupported tensor type: {tensor.dtype}.")
     numpy_type = numpy.dtype(dtype.as_numpy_dtype)
+    if tensor.tensor_content and dtype.name == "bfloat16":
+        return bfloat16_bits.from_high_halves(numpy.frombuffer(tensor.tensor_content, "<u2")).reshape(shape)
     if tensor.tensor_content:
         return numpy.frombuffer(tensor.tensor_content, dtype=numpy_type.newbyteorder("<")).astype(
             numpy_type).reshape(shape)
@@ -221,6 +225,8 @@ def make_ndarray(tensor: Any) -> Any:
     field = list(getattr(tensor, _VALUE_FIELDS[dtype.name]))
     if dtype.name == "float16":
         values = numpy.array(field, dtype=numpy.uint16).view(numpy.float16)
+    elif dtype.name == "bfloat16":
+        values = bfloat16_bits.from_high_halves(numpy.array(field, dtype=numpy.uint16))
     else:
         values = numpy.array(field, dtype=numpy_type)
     if values.size == 0:

@@ -19,7 +19,8 @@ class InputLayer(Layer):
             name = f"input_{backend.get_uid('input')}"
         if batch_input_shape is None:
             batch_input_shape = (batch_size, *tuple(input_shape or ()))
-        super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape)
+        # floatx, not the global policy: tf_keras's InputLayer computes in float32 under 'mixed_float16' too
+        super().__init__(name=name, dtype=dtype or backend.floatx(), batch_input_shape=batch_input_shape)
         self.built = True
         node = Node(self, [], (), {})
         node.outputs = KerasTensor(self._batch_input_shape, self._dtype, name, node, 0)

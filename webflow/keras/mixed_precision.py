@@ -9,8 +9,9 @@ float16 keeps only ~3 decimal digits and nothing below 6e-8: small gradients und
 multiplies the loss by a large scale (2**15) before differentiating, so gradients stay representable, divides them
 by it afterwards, and adapts the scale (loss_scale_optimizer.py).
 
-webflow has no bfloat16 dtype: `Policy("mixed_bfloat16")` is accepted and reports its dtypes, but a layer under
-it raises a TypeError saying so - a known gap.
+`"mixed_bfloat16"` = (bfloat16, float32): bfloat16 has float32's exponent range, so nothing underflows and no
+loss scaling is needed (Keras does not wrap the optimizer); its values are float32 arrays rounded to bfloat16
+after every op (backends/bfloat16.py).
 """
 
 from __future__ import annotations
@@ -40,9 +41,6 @@ class Policy:
         self._name = name
         if name in _MIXED:
             self._compute_dtype, self._variable_dtype = _MIXED[name], "float32"
-            return
-        if name == "bfloat16":
-            self._compute_dtype = self._variable_dtype = name
             return
         try:
             dtype = dtypes.as_dtype(name).name
@@ -95,7 +93,7 @@ def set_global_policy(policy: Any) -> None:
         _GLOBAL_POLICY.clear()
         return
     policy = policy if isinstance(policy, Policy) else Policy(policy)
-    if not dtypes.as_dtype(policy.compute_dtype if policy.compute_dtype != "bfloat16" else "float32").is_floating:
+    if not dtypes.as_dtype(policy.compute_dtype).is_floating:
         raise ValueError("set_global_policy can only be used to set the global policy to floating-point policies, "
                          f'such as "float32" and "mixed_float16", but got policy: {policy.name}')
     _GLOBAL_POLICY[:] = [policy]
@@ -156,9 +154,6 @@ def cast_floats(values: Any, dtype: str, unless: str | None = None) -> Any:
     found = getattr(values, "dtype", None)
     if found is None or not dtypes.as_dtype(found).is_floating or dtypes.as_dtype(found).name == dtype:
         return values
-    if dtype == "bfloat16":
-        raise TypeError("webflow has no bfloat16 dtype: a 'mixed_bfloat16' policy can be set and inspected, but "
-                        "layers cannot compute in bfloat16 - use 'mixed_float16'")
     return cast(values, dtype)
 
 

@@ -18,7 +18,7 @@ from webflow.framework.init_scope import init_scope
 from webflow.keras import backend, optimizer_options, optimizers_more, schedules
 from webflow.keras.schedules import LearningRateSchedule
 from webflow.keras.serialization import serialize_keras_object
-from webflow.ops import unary_math_ops
+from webflow.ops import math_ops, unary_math_ops
 from webflow.ops.resource_variable_ops import ResourceVariable
 
 
@@ -124,6 +124,15 @@ class Optimizer:
         optimizer_options.exclude_from_weight_decay(self, var_list, var_names)
 
 
+def _in_dtype_of(value: Any, variable: Any) -> Any:
+    """A traced learning rate (a float32 tensor) cast to a 16-bit variable's dtype, as tf_keras casts it
+    (`tf.cast(lr, variable.dtype)`); Python numbers and float32 variables are left as they are."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is None or not dtype.is_floating or dtype.base_dtype is variable.dtype.base_dtype:
+        return value
+    return math_ops.cast(value, variable.dtype.base_dtype)
+
+
 class SGD(Optimizer):
     def __init__(self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  name: str = "SGD", **kwargs: Any):
@@ -134,6 +143,7 @@ class SGD(Optimizer):
         self.nesterov = nesterov
 
     def update_step(self, gradient: Any, variable: Any, lr: float, step: int) -> None:
+        lr = _in_dtype_of(lr, variable)   # (a bfloat16 or float16 variable: a traced lr in its dtype)
         if not self.momentum:
             variable.assign_sub(gradient * lr)
             return

@@ -1,7 +1,8 @@
 """tf_keras's progress bar: `469/469 [==============================] - 3s 6ms/step - loss: 0.2913 - accuracy: 0.9172`.
 
 verbose=1 redraws one line in place (tf_keras erases it with backspaces and a carriage return, as here); in a
-notebook the line is one output area updated in place (lab's LiveOutput). verbose=2 prints one line per epoch.
+notebook it is an ipywidgets progress bar with the same line beside it when ipywidgets is there (progbar_widget.py),
+else one output area updated in place (lab's LiveOutput). verbose=2 prints one line per epoch.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import math
 import sys
 import time
 from typing import Any
+
+from webflow.keras.progbar_widget import WidgetProgress, widget_progress
 
 BAR_WIDTH = 30
 INTERVAL = 0.05   # seconds between redraws (tf_keras's default)
@@ -38,9 +41,13 @@ def bar_text(current: int, target: int) -> str:
     return f"{current:{digits}d}/{target} [{bar}]"
 
 
-def _notebook_output() -> Any:
-    """lab's LiveOutput when running under IPython with a display; None in a terminal."""
+def _notebook_output(target: int) -> Any:
+    """In a notebook: a widget bar (ipywidgets there) or else lab's LiveOutput; None in a terminal."""
     from webflow.lab.display import LiveOutput, ipython_display
+
+    widget = widget_progress(target)
+    if widget is not None:
+        return widget
     return LiveOutput() if ipython_display() is not None and "ipykernel" in sys.modules else None
 
 
@@ -54,7 +61,8 @@ class Progbar:
         self.start = time.time()
         self.last_update = 0.0
         self.total_width = 0
-        self.live = live if live is not None else (_notebook_output() if verbose == 1 and stream is None else None)
+        self.live = live if live is not None else (_notebook_output(target) if verbose == 1 and stream is None
+                                                   else None)
 
     def update(self, current: int, values: list | None = None, finalize: bool | None = None) -> None:
         finalize = current >= self.target if finalize is None else finalize
@@ -76,6 +84,9 @@ class Progbar:
         else:
             timing = f" - ETA: {_eta(per_step * (self.target - current))}"
         line = bar_text(current, self.target) + timing + values_text
+        if isinstance(self.live, WidgetProgress):
+            self.live.show(current, line, finalize)
+            return
         if self.live is not None:
             self.live.publish({"text/plain": line})
             return

@@ -101,21 +101,41 @@ def read_archive(filepath: Any) -> tuple:
         raise ValueError(f"webflow loads `.keras` archives only; {filepath} is not one (TF checkpoints load with "
                          "model.load_weights, SavedModels with tf.saved_model.load).")
     with zipfile.ZipFile(filepath) as archive:
-        return json.loads(archive.read("config.json")), archive.read("model.weights.h5")
+        config = json.loads(archive.read("config.json"))
+        if "model.weights.h5" not in archive.namelist():   # tf_keras's answer (webflow reads no .npz weights)
+            raise ValueError("Expected a model.weights.h5 or model.weights.npz file.")
+        return config, archive.read("model.weights.h5")
 
 
 def load_weights_h5(model: Any, data: bytes) -> None:
     h5py = _h5py()
-    with h5py.File(io.BytesIO(data), "r") as file:
+    with _open_h5(h5py, data) as file:
         for key, layer in _saved_layers(model):
             group = file["layers"].get(key)
-            stored = [] if group is None else [group["vars"][str(i)][()] for i in range(len(group["vars"]))]
+            stored = [] if group is None else _stored_weights(h5py, group)
             if len(stored) != len(layer.weights):
                 raise ValueError(f"Layer '{layer.name}' expected {len(layer.weights)} variables, but received "
                                  f"{len(stored)} variables during loading. Expected: "
                                  f"{[w.name for w in layer.weights]}")
             if stored:
                 layer.set_weights(stored)
+
+
+def _stored_weights(h5py: Any, group: Any) -> list:
+    """The arrays of one layer's `vars` group, in order."""
+    found = group["vars"]
+    items = [found[str(i)] for i in range(len(found))] if isinstance(found, h5py.Group) else None
+    if items is None or not all(isinstance(item, h5py.Dataset) for item in items):
+        # a damaged file (found by tools/fuzz_table.py): tf_keras says ValueError there too
+        raise ValueError(f"Damaged weights file: {found.name} is not a group of variables")
+    return [item[()] for item in items]
+
+
+def _open_h5(h5py: Any, data: bytes) -> Any:
+    try:
+        return h5py.File(io.BytesIO(data), "r")
+    except OverflowError as error:   # h5py's in-memory file driver on a forged offset (found by tools/fuzz_table.py)
+        raise OSError(f"Unable to synchronously open file (damaged weights file: {error})") from None
 
 
 def load_compiled_state(model: Any, config: dict, data: bytes) -> None:
@@ -128,8 +148,7 @@ def load_compiled_state(model: Any, config: dict, data: bytes) -> None:
     except ValueError as error:   # a loss or metric webflow does not have: the weights are still good
         warnings.warn(f"The model was loaded but not compiled: {error} Compile it yourself.", stacklevel=3)
         return
-    h5py = _h5py()
-    with h5py.File(io.BytesIO(data), "r") as file:
+    with _open_h5(_h5py(), data) as file:
         group = file.get("optimizer/vars")
         if group is not None and len(group):
             saving_compile.set_optimizer_values(model, [group[str(i)][()] for i in range(len(group))])

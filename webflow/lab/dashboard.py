@@ -8,15 +8,18 @@
 Each `log` appends points; at most one update per `every` seconds (plus one on close) re-sends the
 document (MIME `application/vnd.webflow.dashboard+json`, with a text/plain table) to the same output.
 `diagnose(series)` is a pure function so the hints can be tested on synthetic curves.
+`board.run(train_step, steps)` trains under Pause / Step / Resume buttons (training_controls.py).
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from webflow.lab.display import LiveOutput
+from webflow.lab.display import LiveOutput, ipython_display
+from webflow.lab.training_controls import TrainingControls
 
 MIME_TYPE = "application/vnd.webflow.dashboard+json"
 VERSION = 1
@@ -94,12 +97,41 @@ class Dashboard:
         self.series: dict[str, list] = {}
         self._output = LiveOutput(display)
         self._last_update = -math.inf
+        self.controls: TrainingControls | None = None
 
     def log(self, step: int, **scalars: float) -> None:
         for name, value in scalars.items():
             self.series.setdefault(name, []).append([step, float(value)])
         if time.monotonic() - self._last_update >= self.every:
             self.update()
+
+    def run(self, train_step: Callable[[int], dict], steps: int, buttons: bool = True) -> Any:
+        """Calls `train_step(step)` (returns {name: scalar}) for steps 0..steps-1, logging each, then closes.
+
+        In a notebook with ipywidgets the Pause / Step / Resume buttons are shown first and the loop runs as a
+        task of the kernel's event loop, returned at once (the cell ends; clicks are read between steps);
+        elsewhere it runs to the end here. `self.controls` is the gate (its buttons: `controls.button("Pause")`)."""
+        self.controls = TrainingControls()
+        self.controls.on_pause = self.update   # paused: show every point logged so far
+        display = ipython_display()
+        if buttons and display is not None and _widgets_import():
+            import ipywidgets
+
+            # The curves go into an Output widget, updated through the widget's comm: the loop outlives the
+            # cell, and outputs sent after a cell has finished are not reliably routed to it; widget state is.
+            chart = ipywidgets.Output()
+            self._output = _WidgetOutput(chart)
+            display(ipywidgets.VBox([self.controls.widget(), chart]))
+        self.update()   # the empty board now, while the cell runs
+        return self.controls.start(self._steps(train_step, steps))
+
+    def _steps(self, train_step: Callable[[int], dict], steps: int) -> Iterator[int]:
+        try:
+            for step in range(steps):
+                self.log(step, **train_step(step))
+                yield step
+        finally:
+            self.close()
 
     def update(self) -> None:
         self._last_update = time.monotonic()
@@ -174,6 +206,29 @@ class DashboardCallback:
         if name.startswith("on_"):
             return lambda *args, **kwargs: None
         raise AttributeError(name)
+
+
+class _WidgetOutput:
+    """LiveOutput's interface on an ipywidgets Output: each publish replaces the widget's one output."""
+
+    def __init__(self, widget: Any):
+        self.widget = widget
+        self.updates = 0
+
+    def publish(self, data: dict) -> None:
+        self.widget.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
+        self.updates += 1
+
+    def close(self) -> None:
+        pass
+
+
+def _widgets_import() -> bool:
+    try:
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _scalars(logs: dict) -> dict:

@@ -229,7 +229,9 @@ def _filled(shape_value: Any, value: Any, dtype: Any, name: str) -> Any:
     if known is not None:
         dims = [int(d) for d in backend_values.flat_list(known)]
         if graph is None or _element_count(dims) < 1000:
-            return constant(backend_values.full(dims, value, dtype), name=name)
+            # (bfloat16's float32 storage cannot say its dtype: constant is told)
+            return constant(backend_values.full(dims, value, dtype), name=name,
+                            dtype=dtype if dtype is dtypes.bfloat16 else None)
     if graph is None:
         return fill(shape_value, constant(value, dtype=dtype), name=name)
     with graph.name_scope(name) as scope:

@@ -45,13 +45,16 @@ def const_kernel(*, value: Any, dtype: Any) -> Any:
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const") -> Any:
     """A tensor holding `value`, optionally cast to `dtype` and reshaped or filled to `shape`."""
     if isinstance(value, EagerTensor):
+        dtype = value.dtype if dtype is None and value.dtype is dtypes.bfloat16 else dtype
         value = value._value
     array = to_numpy(value, dtype)
     if shape is not None:
         array = _fit_to_shape(array, TensorShape(shape).as_list())
+    # bfloat16 is held as float32 (backends/bfloat16.py): the array alone cannot say it
+    label = dtypes.bfloat16 if dtype is not None and dtypes.as_dtype(dtype).base_dtype is dtypes.bfloat16 else None
     if context.executing_eagerly():
-        return EagerTensor(array, dtypes.as_dtype(array.dtype) if array.dtype != object else dtypes.string)
-    return apply_op("Const", [], {"value": array, "dtype": _dtype_of(array)}, name=name)
+        return EagerTensor(array, label or (dtypes.as_dtype(array.dtype) if array.dtype != object else dtypes.string))
+    return apply_op("Const", [], {"value": array, "dtype": label or _dtype_of(array)}, name=name)
 
 
 def _dtype_of(array: Any) -> Any:

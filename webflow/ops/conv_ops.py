@@ -30,7 +30,7 @@ from webflow.ops.convert import constant_value_as_shape
 from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
 from webflow.ops.shapes import merge_dims
 
-CONV_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32)
+CONV_TYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32)
 PADDINGS = ("SAME", "VALID", "EXPLICIT")
 FORMATS = ("NHWC", "NCHW")
 _EQUAL = "Dimensions must be equal, but are {a} and {b}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from webflow.backends import bfloat16
 from webflow.backends.arrays import carray as c_array
 from webflow.backends.arrays import values
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, dtype_of, np
@@ -51,6 +52,8 @@ def to_numpy(value: Any, dtype: Any = None) -> Any:
     """A NumPy array holding `value`, with TensorFlow's default dtypes and conversion checks.
 
     Without NumPy: a CArray, with the same dtype rules (backends/arrays/carray.py)."""
+    if dtype is not None and dtypes.as_dtype(dtype).base_dtype is dtypes.bfloat16:  # float32 storage, rounded
+        return bfloat16.round_to_bfloat16(to_numpy(value, dtypes.float32))
     if not HAVE_NUMPY:
         return c_array.from_value(value, None if dtype is None else dtypes.as_dtype(dtype).base_dtype)
     if dtype is not None:
@@ -135,10 +138,15 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None, as
         return _check_tensor(function(value, dtype=dtype, name=name, as_ref=as_ref), dtype)
     if dtype is None and preferred_dtype is not None:
         try:
-            return _constant_from(to_numpy(value, preferred_dtype), name or "Const")
+            return _constant_from(to_numpy(value, preferred_dtype), name or "Const", _label(preferred_dtype))
         except (TypeError, ValueError):
             pass
-    return _constant_from(to_numpy(value, dtype), name or "Const")
+    return _constant_from(to_numpy(value, dtype), name or "Const", _label(dtype))
+
+
+def _label(dtype: Any) -> Any:
+    """The dtype a new constant is labelled with when its array cannot say it (bfloat16 is held as float32)."""
+    return dtypes.bfloat16 if dtype is not None and dtypes.as_dtype(dtype).base_dtype is dtypes.bfloat16 else None
 
 
 def _check_tensor(tensor: Any, dtype: Any) -> Any:
@@ -166,12 +174,13 @@ def _into_current_mode(tensor: Any, name: str | None) -> Any:
     return tensor
 
 
-def _constant_from(array: Any, name: str) -> Any:
+def _constant_from(array: Any, name: str, dtype: Any = None) -> Any:
+    dtype = dtype or dtype_of(array)
     if context.executing_eagerly():
-        return EagerTensor(array, dtype_of(array))
+        return EagerTensor(array, dtype)
     if not _APPLY_OP:
         raise RuntimeError("webflow.ops.registry is not loaded: cannot add a Const op to the graph")
-    return _APPLY_OP[0]("Const", [], {"value": array, "dtype": dtype_of(array)}, name=name)
+    return _APPLY_OP[0]("Const", [], {"value": array, "dtype": dtype}, name=name)
 
 
 def convert_n_to_tensor(values: list, dtype: Any = None, name: str | None = None) -> list:

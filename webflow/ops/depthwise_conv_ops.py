@@ -32,7 +32,7 @@ from webflow.ops.conv_ops import (
 from webflow.ops.registry import apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import merge_dims
 
-DEPTHWISE_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
+DEPTHWISE_TYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
 
 def _attrs(op: Any) -> dict:

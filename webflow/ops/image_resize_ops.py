@@ -19,7 +19,7 @@ from webflow.ops.convert import constant_value
 from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
 
 _REAL = (dtypes.int8, dtypes.uint8, dtypes.int16, dtypes.uint16, dtypes.int32, dtypes.int64, dtypes.float16,
-         dtypes.float32, dtypes.float64)
+         dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
 
 # --- shape rules and the kernels' argument checks ----------------------------------------------------------

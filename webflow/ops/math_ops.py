@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from webflow.backends import bfloat16
 from webflow.backends.arrays.numpy_arrays import np
 from webflow.backends.c import cast as c_cast
 from webflow.backends.c import elementwise as c_elementwise
@@ -205,6 +206,9 @@ def cast_kernel(x: Any, *, SrcT: Any, DstT: Any, Truncate: bool = False) -> Any:
     """y = x converted to DstT (floats to ints truncate toward zero, as C does)."""
     if (SrcT.base_dtype is dtypes.string) is not (DstT.base_dtype is dtypes.string):  # (tf.strings.to_number)
         raise UnimplementedError(None, None, f"Cast {SrcT.base_dtype.name} to {DstT.base_dtype.name} is not supported")
+    if DstT.base_dtype is dtypes.bfloat16:  # float32 storage rounded to bfloat16 (Truncate: low bits dropped)
+        with np.errstate(over="ignore"):  # a double beyond float32's range is inf, as in TensorFlow
+            return bfloat16.round_to_bfloat16(np.asarray(x).astype(np.float32), truncate=Truncate)
     return np.asarray(x).astype(DstT.as_numpy_dtype)
 
 

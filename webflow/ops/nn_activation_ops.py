@@ -20,7 +20,7 @@ from webflow.ops.convert import convert_to_tensor
 from webflow.ops.registry import apply_op, op_scope, output_spec, register_gradient, register_op
 from webflow.ops.shapes import same_as_input
 
-FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 REALS = dtypes.NUMERIC
 
 # Selu's constants (Klambauer et al. 2017), the values TensorFlow's kernel uses.

@@ -23,7 +23,7 @@ from webflow.framework import dtypes
 from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import merge_dims
 
-INPUT_TYPES = (dtypes.float16, dtypes.float32)
+INPUT_TYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32)
 _RANKS = {"NHWC": 4, "NCHW": 4, "NDHWC": 5, "NCDHW": 5}
 
 

@@ -24,7 +24,7 @@ from webflow.ops.convert import constant_value, convert_to_tensor
 from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import merge_dims, same_as_input
 
-FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 REALS = dtypes.NUMERIC
 LABEL_INTS = (dtypes.int32, dtypes.int64)
 

@@ -33,7 +33,7 @@ from webflow.ops import array_ops, manip_ops
 from webflow.ops.convert import constant_value, convert_to_tensor
 from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
 
-FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 MAX_POOL_TYPES = FLOATS + (dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.int16, dtypes.int8, dtypes.uint16)
 _ATTRS = ("ksize", "strides", "padding", "data_format")
 

@@ -36,7 +36,7 @@ from webflow.ops.convert import constant_value, constant_value_as_shape, convert
 from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_op
 from webflow.ops.shapes import require_rank
 
-FLOAT_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
+FLOAT_TYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 SHAPE_TYPES = (dtypes.int32, dtypes.int64)
 
 
@@ -231,7 +231,7 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any 
         return math_ops.add(rnd * stddev_tensor, mean_tensor, name=scope)
 
 
-_UNIFORM_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
+_UNIFORM_TYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
 
 
 def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes.float32,

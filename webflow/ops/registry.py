@@ -21,7 +21,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from webflow.backends import selection
+from webflow.backends import bfloat16, selection
 from webflow.backends.arrays.numpy_arrays import dtype_of
 from webflow.framework import context, dtypes
 from webflow.framework.errors import InvalidArgumentError, ShapeError
@@ -154,6 +154,8 @@ def _apply_in_graph(opdef: OpDef, inputs: list, attrs: dict, name: str | None) -
     with graph.name_scope(name or opdef.default_name) as scope:
         op_name = scope[:-1]
         tensors = convert_inputs(opdef, inputs, graph)
+        if bfloat16.involves_bfloat16(tensors, attrs):  # an OpDef refusing bfloat16: TypeError now, as TensorFlow
+            bfloat16.check_op_def(opdef.type, tensors)
         specs = run_shape_rule(opdef, tensors, attrs, op_name)
         op = graph._create_op(opdef.type, tensors, _as_list(specs), op_name, attrs, opdef)
     for recorder in context.tape_recorders():  # a GradientTape opened while this graph is built (in a wf.function)
@@ -207,6 +209,10 @@ class EagerKernelContext:
 def _apply_eagerly(opdef: OpDef, inputs: list, attrs: dict) -> Any:
     tensors = inputs if _already_eager_and_consistent(opdef, inputs) else convert_inputs(opdef, inputs, None)
     values = [t._value for t in tensors]
+    bf16 = bfloat16.involves_bfloat16(tensors, attrs)  # float32 arrays labelled bfloat16 (backends/bfloat16.py)
+    if bf16:
+        bfloat16.check_op_def(opdef.type, tensors)
+        bfloat16.check_eager_kernel(opdef.type, attrs)
     chooser = opdef.chooser  # None unless the backend depends on the size (backends/selection.py)
     kernel = opdef.kernel if chooser is None else chooser(values)
     try:
@@ -216,7 +222,9 @@ def _apply_eagerly(opdef: OpDef, inputs: list, attrs: dict) -> Any:
             result = kernel(*values, **attrs)
     except (ValueError, IndexError, TypeError, ArithmeticError) as error:
         raise eager_kernel_error(opdef, tensors, attrs, error) from None
-    if isinstance(result, list):
+    if bf16 and result is not None:
+        outputs = bfloat16.eager_outputs(opdef.shape, tensors, attrs, result)
+    elif isinstance(result, list):
         outputs = [EagerTensor(v, dtype_of(v)) for v in result]
     elif result is None:
         outputs = []

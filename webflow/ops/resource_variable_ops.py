@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from webflow.backends import bfloat16
 from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.carray import CArray
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
@@ -62,7 +63,7 @@ def _resource_assign(handle: Any, value: Any, update: Any) -> None:
         if stored_shape(new) != stored_shape(variable._value) and variable._shape.is_fully_defined():
             raise InvalidArgumentError(None, None, f"Trying to assign to variable with tensor with wrong shape. "
                                        f"Expected {variable._shape} got {TensorShape(stored_shape(value))}")
-        variable._value = _as_stored(new, variable._value.dtype)
+        variable._value = bfloat16.stored(_as_stored(new, variable._value.dtype), variable._dtype)
 
 
 @register_op("AssignVariableOp", "AssignVariableOp", inputs=("resource", "value"), shape=no_outputs, stateful=True)
@@ -180,7 +181,7 @@ class ResourceVariable(_VariableOperators):
         from webflow.framework.tensor import _numpy_text
 
         return (f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}, "
-                f"numpy={_numpy_text(self._value, True)}>")
+                f"numpy={_numpy_text(self._value, True, self._dtype)}>")
 
 
 def _resource_variable_to_tensor(variable: Any, dtype: Any = None, name: str | None = None,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from webflow.backends import bfloat16
 from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.framework import context, dtypes
@@ -79,6 +80,8 @@ def _update_kernel(sign: int):
                 raise InvalidArgumentError(None, context.op, f"Must have the same shape: {list(stored_shape(old))} "
                                            f"vs {list(stored_shape(value))}")
             new = backend_values.add(old, value, sign)
+            if context.op is not None:  # a bfloat16 variable keeps the rounded sum
+                new = bfloat16.stored(new, context.op.inputs[0].dtype)
             context.resources[key] = new
         return new
 

@@ -28,7 +28,7 @@ from webflow.ops.convert import constant_value_as_shape, convert_to_tensor
 from webflow.ops.registry import NotDifferentiable, apply_op, output_spec, register_op
 from webflow.ops.shapes import require_rank
 
-FLOAT_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
+FLOAT_TYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 PHILOX = 1   # TensorFlow's RNG_ALG_PHILOX
 
 

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from webflow.backends import bfloat16
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np, owns_memory
 from webflow.backends.c import optimizers as c_optimizers
 from webflow.backends.c.adapters import CKernel
@@ -30,7 +31,7 @@ from webflow.ops.registry import OPS, NotDifferentiable, ShapeError, apply_op, o
 from webflow.ops.shapes import no_outputs
 from webflow.ops.update_lock import VARIABLE_UPDATES
 
-FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
 
 # --- the update formulas (one per optimizer; arrays in, new arrays out) ------------------------------
@@ -249,6 +250,8 @@ def _ref_kernel(update: Callable, names: tuple, num_state: int, sparse: bool) ->
         owned = [_overwritable(_references_in(store, key), _ONLY_IN_STORE, store[key]) for key in keys]
         state = [store[key] for key in keys]
         new = _new_state(update, state, owned, list(values[num_state:]), names[num_state:], attrs, sparse)
+        dtype = context.op.inputs[0].dtype if context.op is not None else None
+        new = [bfloat16.stored(value, dtype) for value in new]   # (a bfloat16 variable keeps the rounded update)
         for key, value in zip(keys, new):
             store[key] = value
         return new[0]
@@ -275,7 +278,7 @@ def _resource_kernel(update: Callable, names: tuple, num_state: int, sparse: boo
         state = [v._value for v in variables]
         new = _new_state(update, state, owned, list(values[num_state:]), names[num_state:], attrs, sparse)
         for variable, value in zip(variables, new):
-            variable._value = value
+            variable._value = bfloat16.stored(value, getattr(variable, "_dtype", None))  # (bfloat16: rounded)
         return None
 
     kernel.__doc__ = update.__doc__

@@ -1,5 +1,6 @@
-"""Elementwise unary math: Abs, Sign, Square, Sqrt, Rsqrt, Exp, Log, Log1p, Sin, Cos, Tanh, Sigmoid,
-Reciprocal, Round, Floor, Ceil, IsNan, IsFinite, IsInf.
+"""Elementwise unary math: Abs, Sign, Square, Sqrt, Rsqrt, Exp, Log, Log1p, Sin, Cos, Tanh, Sigmoid (and their
+gradients from the output, TanhGrad and SigmoidGrad, as TensorFlow builds them), Reciprocal, Round, Floor, Ceil,
+IsNan, IsFinite, IsInf.
 
 One stanza per op: NumPy kernel (docstring = the math), gradient rule (docstring = the derivative,
 written with webflow ops so it is itself differentiable) and the wrapper with TensorFlow's name.
@@ -11,26 +12,23 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c import activation_grads as c_activation_grads
 from webflow.backends.c import activations as c_activations
 from webflow.backends.c import elementwise as c_elementwise
-from webflow.backends.portable import array_kernels, math_kernels
+from webflow.backends.c.activations import same_shapes
+from webflow.backends.portable import activation_grad_kernels, array_kernels, math_kernels
 from webflow.framework import dtypes
+from webflow.framework.scopes import control_dependencies
 from webflow.framework.tensor import OPERATORS
 from webflow.ops import array_ops
-from webflow.ops.convert import convert_to_tensor
-from webflow.ops.math_ops import add, multiply, negative, real_div, subtract
-from webflow.ops.registry import NotDifferentiable, apply_op, register_gradient, register_op
-from webflow.ops.shapes import same_as_input, same_shape_as_input_with_dtype
+from webflow.ops.math_ops import add, multiply, negative, real_div
+from webflow.ops.registry import NotDifferentiable, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.shapes import merged_shape, same_as_input, same_shape_as_input_with_dtype
 
 # TensorFlow's allowed-type lists (without bfloat16/complex, which webflow does not have).
 FLOATS = dtypes.FLOATING
 SIGNED = FLOATS + (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
 NUMBERS = dtypes.NUMERIC
-
-
-def _one_like(x: Any) -> Any:
-    """A scalar 1 of x's dtype (an op's first input fixes the dtype, so `1 - y` needs a typed 1)."""
-    return convert_to_tensor(1, dtype=x.dtype.base_dtype)
 
 
 # --- Abs --------------------------------------------------------------------------------------------
@@ -208,7 +206,7 @@ def cos(x: Any, name: str | None = None) -> Any:
     return apply_op("Cos", [x], name=name)
 
 
-# --- Tanh -------------------------------------------------------------------------------------------
+# --- Tanh, and TanhGrad: its gradient from the output, as TensorFlow's graph has it --------------------
 @register_op("Tanh", "Tanh", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=c_elementwise.tanh)
 def tanh_kernel(x: Any) -> Any:
     """y = tanh x."""
@@ -217,16 +215,49 @@ def tanh_kernel(x: Any) -> Any:
 
 @register_gradient("Tanh")
 def _tanh_grad(op: Any, grad: Any) -> Any:
-    """dy/dx = 1 - y^2."""
-    y = op.outputs[0]
-    return multiply(grad, subtract(_one_like(y), multiply(y, y)))
+    """dy/dx = 1 - y^2: the TanhGrad op fed the output (TensorFlow's math_grad.py, control dependency included)."""
+    with control_dependencies([grad]):
+        return tanh_grad(op.outputs[0], grad)
 
 
 def tanh(x: Any, name: str | None = None) -> Any:
     return apply_op("Tanh", [x], name=name)
 
 
-# --- Sigmoid ----------------------------------------------------------------------------------------
+def _grad_of_output_shape(inputs: list, attrs: dict) -> tuple:
+    """TanhGrad / SigmoidGrad: y and dy have one shape, the result's (TF's MergeBothInputsShapeFn)."""
+    return output_spec(merged_shape(inputs), inputs[0].dtype.base_dtype)
+
+
+@register_op("TanhGrad", "TanhGrad", inputs=("y", "dy"), shape=_grad_of_output_shape, same_dtype=(0, 1),
+             allowed=FLOATS, c=c_activation_grads.tanh_grad, portable=activation_grad_kernels.tanh_grad)
+def tanh_grad_kernel(y: Any, dy: Any) -> Any:
+    """z = dy * (1 - y * y), y = tanh(x) (Eigen's order, so the bits are TensorFlow's)."""
+    y, dy = np.asarray(y), np.asarray(dy)
+    same_shapes("TanhGrad", y, dy)
+    square = np.multiply(y, y, out=np.empty_like(y))
+    return np.multiply(dy, np.subtract(y.dtype.type(1), square, out=square), out=square)
+
+
+@register_gradient("TanhGrad")
+def _tanh_grad_grad(op: Any, grad: Any) -> list:
+    """d/dy = grad * -2 * dy * y; d/ddy = TanhGrad(y, grad) (TensorFlow's _TanhGradGrad)."""
+    with control_dependencies([grad]):
+        y, dy = op.inputs
+        return [grad * -2.0 * dy * y, tanh_grad(y, grad)]
+
+
+def tanh_grad(y: Any, dy: Any, name: str | None = None) -> Any:
+    """`tf.raw_ops.TanhGrad`: dy * (1 - y^2)."""
+    return apply_op("TanhGrad", [y, dy], name=name)
+
+
+# Bytes in one of Eigen's packets in TensorFlow's x86-64 kernels (AVX: 8 floats, 4 doubles); SigmoidGrad's tail past
+# the last whole packet runs Eigen's scalar formula, whose order of multiplication differs.
+EIGEN_PACKET_BYTES = 32
+
+
+# --- Sigmoid, and SigmoidGrad ---------------------------------------------------------------------------
 @register_op("Sigmoid", "Sigmoid", inputs=("x",), shape=same_as_input, allowed=FLOATS, c=c_elementwise.sigmoid)
 def sigmoid_kernel(x: Any) -> Any:
     """y = 1 / (1 + e^-x)."""
@@ -236,13 +267,45 @@ def sigmoid_kernel(x: Any) -> Any:
 
 @register_gradient("Sigmoid")
 def _sigmoid_grad(op: Any, grad: Any) -> Any:
-    """dy/dx = y (1 - y)."""
-    y = op.outputs[0]
-    return multiply(grad, multiply(y, subtract(_one_like(y), y)))
+    """dy/dx = y (1 - y): the SigmoidGrad op fed the output (TensorFlow's math_grad.py)."""
+    with control_dependencies([grad]):
+        return sigmoid_grad(op.outputs[0], grad)
 
 
 def sigmoid(x: Any, name: str | None = None) -> Any:
     return apply_op("Sigmoid", [x], name=name)
+
+
+@register_op("SigmoidGrad", "SigmoidGrad", inputs=("y", "dy"), shape=_grad_of_output_shape, same_dtype=(0, 1),
+             allowed=FLOATS, c=c_activation_grads.sigmoid_grad, portable=activation_grad_kernels.sigmoid_grad)
+def sigmoid_grad_kernel(y: Any, dy: Any) -> Any:
+    """z = dy * (y * (1 - y)), y = sigmoid(x); the last n % 8 elements (n % 4 for doubles) (dy * y) * (1 - y).
+
+    Those are the orders of Eigen's 32-byte packets and of its scalar loop over the tail, which TensorFlow's
+    kernel runs: the bits are TensorFlow's."""
+    y, dy = np.asarray(y), np.asarray(dy)
+    same_shapes("SigmoidGrad", y, dy)
+    one_minus = np.subtract(y.dtype.type(1), y, out=np.empty_like(y))
+    z = np.multiply(dy, np.multiply(y, one_minus, out=one_minus), out=one_minus)
+    tail = z.size % (EIGEN_PACKET_BYTES // z.itemsize)
+    if tail:
+        flat_y, flat_dy, flat_z = y.reshape(-1)[-tail:], dy.reshape(-1)[-tail:], z.reshape(-1)
+        flat_z[-tail:] = flat_dy * flat_y * (y.dtype.type(1) - flat_y)
+    return z
+
+
+@register_gradient("SigmoidGrad")
+def _sigmoid_grad_grad(op: Any, grad: Any) -> list:
+    """d/dy = grad * dy - 2 * grad * dy * y; d/ddy = SigmoidGrad(y, grad) (TensorFlow's _SigmoidGradGrad)."""
+    with control_dependencies([grad]):
+        y, dy = op.inputs
+        gb = grad * dy
+        return [gb - 2.0 * gb * y, sigmoid_grad(y, grad)]
+
+
+def sigmoid_grad(y: Any, dy: Any, name: str | None = None) -> Any:
+    """`tf.raw_ops.SigmoidGrad`: dy * y * (1 - y)."""
+    return apply_op("SigmoidGrad", [y, dy], name=name)
 
 
 # --- Reciprocal -------------------------------------------------------------------------------------

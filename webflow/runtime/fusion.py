@@ -16,10 +16,19 @@ layer's bias gradient) joins the step as its second output: each image is summed
 while it is still in cache, instead of reading the whole gradient once more (Deep MNIST CNN, batch 50: the
 two bias Sums took ~0.45 and ~0.3 ms of a ~25 ms step).
 
+Two more of webflow's own, for a conv layer on the C backend: the MaxPool reading a _FusedConv2D's Relu output
+joins that step as its second output (each image pooled while it is still in cache); and a _FusedMaxPoolGrad with
+its bias Sum whose gradient only the layer's Conv2DBackpropFilter also reads (a first layer, whose input needs no
+gradient; tf.gradients' gating Identity ops between them count as nothing) becomes one
+`_FusedConv2DBackpropFilter` step making each image's gradient just before the filter gradient reads it, never
+storing it (outputs: the Sum's, then the filter gradient's). Deep MNIST CNN: benchmarks/FIGURES.md, "CNN per
+layer".
+
 The result is bit for bit the unfused one (the same float operations in the same order): the direct C
 convolution adds the bias and clamps before its store (wasm/conv_direct.c), gemm_strips.c adds a MatMul's bias
 as it stores each sum; otherwise the producer's own kernel runs and the bias and Relu are applied in place on its
-fresh output (NumPy), or by their own kernels (without NumPy). Measured on the Deep MNIST CNN (2 cores): conv1's
+fresh output (NumPy), or by their own kernels (without NumPy). The kernels are in fusion_kernels.py; this module
+decides which chains fuse and rewires the plan. Measured on the Deep MNIST CNN (2 cores): conv1's
 add + Relu at batch 128, 2.5 ms of a 64 ms step, become part of the convolution's store.
 
 Shapes partly unknown when the graph is built (placeholders [None, 784], tf.data's batch() without
@@ -30,7 +39,8 @@ and the fused MaxPoolGrad hands its per-channel sums to that Sum, which returns 
 all but the channel axis (checked once per distinct axes) and otherwise runs its own kernel. Measured on the
 Deep MNIST CNN, batch 50, feed_dict into [None, 784]: benchmarks/FIGURES.md, "Fusion with an unknown batch".
 
-May import: backends/, framework/, ops/ and runtime/kernel_errors.py; not executor.py, which imports this module.
+May import: backends/, framework/, ops/, runtime/kernel_errors.py and runtime/fusion_kernels.py; not executor.py,
+which imports this module.
 """
 
 from __future__ import annotations
@@ -39,14 +49,18 @@ import os
 from typing import Any
 
 from webflow.backends import selection
-from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
-from webflow.backends.c.adapters import Unsupported, flat_ints
-from webflow.backends.c.conv import conv2d_bias_relu
-from webflow.backends.c.gemm import matmul_bias
-from webflow.backends.c.pool import max_pool_grad
+from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY
+from webflow.backends.c.adapters import flat_ints
 from webflow.backends.c.reduce import MAX_SUMMED_COLUMNS
-from webflow.framework.errors import OpError
-from webflow.runtime.kernel_errors import KERNEL_ERRORS, kernel_error, with_op
+from webflow.runtime.fusion_kernels import (
+    bias_relu_kernel,
+    bias_relu_pool_kernel,
+    pool_filter_grad_kernel,
+    pool_grad_relu_kernel,
+    pool_grad_relu_sum_kernel,
+    pool_grad_relu_sums_kernel,
+)
+from webflow.runtime.fusion_kernels import presummed_kernel as _presummed_kernel  # (a name tests replace)
 
 # WEBFLOW_FUSION=0 runs every op on its own (to compare, or to see each op's time in a trace)
 ENABLED = os.environ.get("WEBFLOW_FUSION", "1") != "0"
@@ -74,15 +88,20 @@ def fuse(steps: list, pinned_uids: set, make_step: Any) -> list:
         if _bias_gradient_sum(step) and not _constant_axes(step):
             late_sums.setdefault(step.input_uids[0], []).append(step)
     position = {id(step): at for at, step in enumerate(steps)}
+    made_at = {uid: at for at, step in enumerate(steps) for uid in step.output_uids}  # fed values: none
     first_read = _first_reads(steps)
     replaced: dict[int, Any] = {}  # id(last step of a chain) -> fused step
     absorbed: set[int] = set()
     moved: dict[int, list] = {}  # id(last step of a chain) -> the Shape steps that now read the fused output
+    pools = _max_pools(steps)
+    consumers = _consumers(steps)
     for step in reversed(steps):  # last ops first: a Relu takes its bias add before the add could end a chain
         fused = _bias_relu_chain(step, by_output, readers, make_step) \
             or _pool_grad_relu_chain(step, by_output, readers, bias_sums, late_sums, make_step)
         if fused is None or any(id(part) in absorbed for part in fused.parts):
             continue
+        fused = _with_max_pool(fused, pools.get(step.output_uids[0]), make_step) \
+            or _with_filter_grad(fused, consumers, readers, shape_reads, position, made_at, make_step) or fused
         shapes = _shapes_of_intermediates(fused, shape_reads)
         if any(first_read.get(shape.output_uids[0], len(steps)) <= position[id(step)] for shape in shapes):
             continue  # something reads such a Shape before the fused step runs
@@ -193,8 +212,87 @@ def _bias_relu_chain(step: Any, by_output: dict, readers: dict, make_step: Any) 
     if not _private(producer, readers) or not _plain(chain):
         return None
     inputs = [(producer, index) for index in range(len(producer.input_uids))] + [(bias_add, bias_index)]
-    kernel = _bias_relu_kernel(producer, bias_add, relu, bias_index)
+    kernel = bias_relu_kernel(producer, bias_add, relu, bias_index)
     return _fused_step(chain, FUSED_TYPES[producer.op.type], inputs, kernel, make_step)
+
+
+def _max_pools(steps: list) -> dict:
+    """{tensor uid: a plain float32 NHWC MaxPool step reading it} (the first such reader)."""
+    pools: dict = {}
+    for step in steps:
+        op = step.op
+        if op.type == "MaxPool" and _plain([step]) and not step.alias_inputs and len(step.output_uids) == 1 \
+                and op._attrs.get("data_format", "NHWC") == "NHWC" \
+                and op.outputs[0].dtype.base_dtype.name == "float32":
+            pools.setdefault(step.input_uids[0], step)
+    return pools
+
+
+def _with_max_pool(fused: Any, max_pool: Any, make_step: Any) -> Any:
+    """A conv layer's _FusedConv2D (with its Relu) that also computes the MaxPool reading its output, each image
+    pooled just after it is written (Deep MNIST CNN, batch 50: a separate MaxPool re-read conv1's 5 MB output;
+    benchmarks/FIGURES.md, "CNN per layer"). The Relu's output stays an output (MaxPoolGrad and ReluGrad read it);
+    the MaxPool's moves up to the fused step, which only needs what the MaxPool needs. None when it does not
+    apply: no such MaxPool, or not both on the C backend when the plan is made."""
+    if max_pool is None or fused.op_type != "_FusedConv2D" or len(fused.parts) != 3 \
+            or fused.parts[0].backend != selection.C_BACKEND or max_pool.backend != selection.C_BACKEND:
+        return None
+    chain = fused.parts + [max_pool]
+    step = make_step(fused.op)
+    for field in ("op_type", "backend", "attrs", "input_uids", "alias_inputs"):
+        setattr(step, field, getattr(fused, field))
+    step.parts = chain
+    step.kernel = bias_relu_pool_kernel(fused, max_pool)
+    step.output_uids = fused.output_uids + max_pool.output_uids
+    return step
+
+
+def _consumers(steps: list) -> dict:
+    """{tensor uid: the steps reading it}."""
+    reading: dict = {}
+    for step in steps:
+        for uid in step.input_uids:
+            reading.setdefault(uid, []).append(step)
+    return reading
+
+
+def _with_filter_grad(fused: Any, consumers: dict, readers: dict, shape_reads: dict, position: dict,
+                      made_at: dict, make_step: Any) -> Any:
+    """A conv layer's _FusedMaxPoolGrad with its bias Sum whose gradient only that Sum and the layer's
+    Conv2DBackpropFilter read (the first layer: no input gradient), as one step that makes each image's
+    gradient just before the filter gradient uses it and never stores it (Deep MNIST CNN's conv1: 5 MB written
+    and read back per step at batch 50). Outputs: the Sum's, then the filter gradient's. None when it does
+    not apply."""
+    if fused.op_type != "_FusedMaxPoolGrad" or len(fused.parts) != 3 or fused.output_uids[-1] < 0:
+        return None
+    pool_grad, relu_grad, bias_sum = fused.parts
+    gradient, identities = relu_grad.output_uids[0], []
+    others = [step for step in consumers.get(gradient, ()) if step is not bias_sum]
+    if readers.get(gradient) != 2 or len(others) != 1 or shape_reads.get(gradient):
+        return None
+    while len(others) == 1 and others[0].op.type == "Identity" and _private(others[0], readers) \
+            and _plain(others) and not others[0].alias_inputs and not shape_reads.get(others[0].output_uids[0]):
+        identities.append(others[0])  # tf.gradients' tuple() passes each gradient through an Identity
+        others = consumers.get(others[0].output_uids[0], [])
+    filter_grad = others[0] if len(others) == 1 else None
+    if not _filter_grad_fits(filter_grad, (identities or [relu_grad])[-1].output_uids[0]) \
+            or pool_grad.backend != selection.C_BACKEND:
+        return None
+    if any(made_at.get(uid, -1) >= position[id(relu_grad)] for uid in filter_grad.input_uids[:2]):
+        return None  # the filter gradient's input or sizes made after the pooling gradient runs
+    inputs = [(pool_grad, 0), (pool_grad, 1), (pool_grad, 2), (filter_grad, 0), (filter_grad, 1)]
+    kernel = pool_filter_grad_kernel(pool_grad, relu_grad, bias_sum, filter_grad)
+    step = _fused_step([pool_grad, relu_grad, bias_sum, *identities, filter_grad], "_FusedConv2DBackpropFilter",
+                       inputs, kernel, make_step, last=filter_grad)
+    step.output_uids = bias_sum.output_uids + filter_grad.output_uids
+    return step
+
+
+def _filter_grad_fits(step: Any, out_backprop: int) -> bool:
+    """A plain NHWC Conv2DBackpropFilter on the C backend reading `out_backprop` as its output gradient only."""
+    return step is not None and step.op.type == "Conv2DBackpropFilter" and step.input_uids[2] == out_backprop \
+        and out_backprop not in step.input_uids[:2] and _plain([step]) and step.backend == selection.C_BACKEND \
+        and step.op._attrs.get("data_format", "NHWC") == "NHWC"
 
 
 def _bias_index(bias_add: Any, by_output: dict) -> int | None:
@@ -228,39 +326,6 @@ def _producer_fits(op: Any) -> bool:
     return op.type != "Conv2D" or op._attrs.get("data_format", "NHWC") == "NHWC"
 
 
-def _bias_relu_kernel(producer: Any, bias_add: Any, relu: Any, bias_index: int) -> Any:
-    def run(*args: Any) -> Any:
-        inputs, bias = args[:-1], args[-1]
-        if producer.op.type == "Conv2D" and producer.backend == selection.C_BACKEND:
-            try:
-                return conv2d_bias_relu(*inputs, bias, relu=relu is not None, **producer.attrs)
-            except Unsupported:
-                pass  # the direct convolution does not apply: the producer's own kernel, then the epilogue
-        if producer.op.type == "MatMul" and producer.backend == selection.C_BACKEND and HAVE_NUMPY:
-            try:  # gemm_strips.c adds the bias as it stores the sums
-                value = matmul_bias(*inputs, bias, **producer.attrs)
-                return np.maximum(value, np.zeros((), value.dtype), out=value) if relu is not None else value
-            except Unsupported:
-                pass
-        value = _run_part(producer, inputs)
-        if _owned_float_array(value, inputs) and bias.shape == value.shape[-1:]:
-            np.add(value, bias, out=value)
-            return np.maximum(value, np.zeros((), value.dtype), out=value) if relu is not None else value
-        pair = [value, value]
-        pair[bias_index] = bias
-        value = _run_part(bias_add, pair)
-        return value if relu is None else _run_part(relu, [value])
-
-    run.__name__ = f"fused_{producer.op.type.lower()}"
-    return run
-
-
-def _owned_float_array(value: Any, inputs: tuple) -> bool:
-    """Whether the bias and Relu may be applied in place: a fresh NumPy float array the producer made."""
-    return HAVE_NUMPY and type(value) is np.ndarray and value.flags.writeable and value.dtype.kind == "f" \
-        and not any(type(array) is np.ndarray and np.may_share_memory(value, array) for array in inputs)
-
-
 # --- MaxPoolGrad -> ReluGrad(features = the pooling's input) (+ its Sum over all but the channels) ----------
 def _pool_grad_relu_chain(step: Any, by_output: dict, readers: dict, bias_sums: dict, late_sums: dict,
                           make_step: Any) -> Any:
@@ -275,16 +340,16 @@ def _pool_grad_relu_chain(step: Any, by_output: dict, readers: dict, bias_sums: 
     bias_sum = bias_sums.get(step.output_uids[0])
     if bias_sum is not None and pool_grad.backend == selection.C_BACKEND and _plain([bias_sum]):
         fused = _fused_step([pool_grad, step, bias_sum], "_FusedMaxPoolGrad", inputs,
-                            _pool_grad_relu_sum_kernel(pool_grad, step, bias_sum), make_step, last=step)
+                            pool_grad_relu_sum_kernel(pool_grad, step, bias_sum), make_step, last=step)
         fused.output_uids = fused.output_uids + bias_sum.output_uids
         return fused
     if pool_grad.backend == selection.C_BACKEND and late_sums.get(step.output_uids[0]) \
             and _plain(late_sums[step.output_uids[0]]):
-        kernel = _pool_grad_relu_sums_kernel(pool_grad, step)
+        kernel = pool_grad_relu_sums_kernel(pool_grad, step)
         fused = _fused_step([pool_grad, step], "_FusedMaxPoolGrad", inputs, kernel, make_step)
         fused.output_uids = fused.output_uids + [-step.output_uids[0]]  # a value of the plan's own: not a tensor's
         return fused
-    return _fused_step([pool_grad, step], "_FusedMaxPoolGrad", inputs, _pool_grad_relu_kernel(pool_grad, step),
+    return _fused_step([pool_grad, step], "_FusedMaxPoolGrad", inputs, pool_grad_relu_kernel(pool_grad, step),
                        make_step)
 
 
@@ -314,47 +379,6 @@ def _constant_axes(step: Any) -> bool:
     return step.op.inputs[1].op.type == "Const"
 
 
-def _pool_grad_relu_kernel(pool_grad: Any, relu_grad: Any) -> Any:
-    def run(*args: Any) -> Any:
-        if pool_grad.backend == selection.C_BACKEND:
-            try:
-                return max_pool_grad(*args, relu=True, **pool_grad.attrs)
-            except Unsupported:
-                pass
-        return _run_part(relu_grad, [_run_part(pool_grad, args), args[0]])
-
-    run.__name__ = "fused_max_pool_grad"
-    return run
-
-
-def _pool_grad_relu_sum_kernel(pool_grad: Any, relu_grad: Any, bias_sum: Any) -> Any:
-    def run(*args: Any) -> tuple:
-        try:
-            return max_pool_grad(*args, relu=True, sums=True, **pool_grad.attrs)
-        except Unsupported:
-            gradient = _run_part(relu_grad, [_run_part(pool_grad, args), args[0]])
-            axes = bias_sum.op.inputs[1].op._attrs["value"]
-            return gradient, _run_part(bias_sum, [gradient, axes])
-
-    run.__name__ = "fused_max_pool_grad_sum"
-    return run
-
-
-def _pool_grad_relu_sums_kernel(pool_grad: Any, relu_grad: Any) -> Any:
-    """(the gradient, its per-channel sums or None where the C kernel does not apply) for the Sums whose axes are
-    known only at run time (_presummed_kernel)."""
-    def run(*args: Any) -> tuple:
-        if pool_grad.backend == selection.C_BACKEND:
-            try:
-                return max_pool_grad(*args, relu=True, sums=True, **pool_grad.attrs)
-            except Unsupported:
-                pass
-        return _run_part(relu_grad, [_run_part(pool_grad, args), args[0]]), None
-
-    run.__name__ = "fused_max_pool_grad_sums"
-    return run
-
-
 def _presummed_step(bias_sum: Any, sums_uid: int, make_step: Any) -> Any:
     """The Sum's step, reading the fused step's per-channel sums as a third input (the Sum in its `parts`, so
     that a change of backend re-selects its kernel)."""
@@ -366,36 +390,3 @@ def _presummed_step(bias_sum: Any, sums_uid: int, make_step: Any) -> Any:
     step.alias_inputs = bias_sum.alias_inputs
     step.kernel = _presummed_kernel(bias_sum)
     return step
-
-
-def _presummed_kernel(bias_sum: Any) -> Any:
-    """The fused step's sums when this run's axes are every axis but the last (then the separate Sum would run
-    reduce.sum_blocks, whose bits they have: _bias_gradient_sum), else the Sum's own kernel. Whether the axes
-    are those is decided once per distinct (axes, rank): an unknown batch's BroadcastGradientArgs gives the same
-    axes at every step."""
-    leading_only: dict[tuple, bool] = {}
-
-    def run(gradient: Any, axes: Any, sums: Any) -> Any:
-        if sums is not None and bias_sum.backend == selection.C_BACKEND:
-            key = (tuple(flat_ints(axes)), gradient.ndim)
-            fits = leading_only.get(key)
-            if fits is None:
-                rank = gradient.ndim
-                fits = leading_only[key] = {a + rank if -rank <= a < 0 else a for a in key[0]} == set(range(rank - 1)) \
-                    and len(key[0]) == rank - 1
-            if fits:
-                return sums
-        return _run_part(bias_sum, [gradient, axes])
-
-    run.__name__ = "presummed_sum"
-    return run
-
-
-def _run_part(step: Any, args: Any) -> Any:
-    """One op of the chain with its own kernel; its errors name that op, as an unfused run's would."""
-    try:
-        return step.kernel(*args, **step.attrs)
-    except OpError as error:
-        raise with_op(error, step.op) from None
-    except KERNEL_ERRORS as error:
-        raise kernel_error(step.op, list(args), error) from None

@@ -184,7 +184,7 @@ def _as_feed_array(value: Any, dtype: Any) -> Any:
     truncates 1.5 fed to an int32 placeholder, a lossy conversion raises TypeError: a learner should
     never get a silently wrong answer.
     """
-    if dtype.name == "string" or not HAVE_NUMPY:  # without NumPy: a CArray, with the same checks
+    if dtype.name in ("string", "bfloat16") or not HAVE_NUMPY:  # without NumPy: a CArray, with the same checks
         from webflow.ops.convert import to_numpy
 
         return to_numpy(value, dtype)

@@ -106,7 +106,7 @@ def load(export_dir: Any, saved_model: Any) -> Any:
     if not context.executing_eagerly():
         raise RuntimeError("tf.saved_model.load of a TF2 SavedModel needs eager execution in webflow")
     meta = saved_model.meta_graphs[0]
-    proto = object_graph_def(meta)
+    proto = _checked_object_graph(object_graph_def(meta))
     values = _variable_values(os.fspath(export_dir), proto)
     objects: dict[int, Any] = {}
     for node_id, node in enumerate(proto.nodes):
@@ -125,9 +125,24 @@ def load(export_dir: Any, saved_model: Any) -> Any:
                                          list(bare.argument_keywords))
         elif kind in ("user_object", None):
             objects[node_id] = {} if node.user_object.identifier == "signature_map" else Loaded()
+        elif kind != "variable":   # assets, constants, captured resources: none of webflow's own saves has them
+            raise NotImplementedError(f"webflow cannot load SavedModel objects of kind {kind!r} (node {node_id})")
     for node_id, node in enumerate(proto.nodes):
         _attach_children(objects[node_id], node, objects)
     return objects[0]
+
+
+def _checked_object_graph(proto: Any) -> Any:
+    """`proto` if it has a root and every child edge names one of its nodes; else ValueError (a damaged
+    saved_model.pb, found by tools/fuzz_table.py)."""
+    if not proto.nodes:
+        raise ValueError("Damaged SavedModel: its object graph has no nodes")
+    for node_id, node in enumerate(proto.nodes):
+        for child in node.children:
+            if not 0 <= child.node_id < len(proto.nodes):
+                raise ValueError(f"Damaged SavedModel: node {node_id}'s child {child.local_name!r} is node "
+                                 f"{child.node_id}, but the object graph has {len(proto.nodes)} nodes")
+    return proto
 
 
 def _attach_children(obj: Any, node: Any, objects: dict) -> None:
@@ -145,6 +160,10 @@ def _concrete(name: str, proto: Any, builder: Any, graphs: dict, objects: dict, 
         with Graph().as_default() as outer:  # the FuncGraph's outer graph: never run, only a parent
             graphs[name] = builder.func_graph(name, outer)
     saved = proto.concrete_functions[name]
+    missing = [i for i in saved.bound_inputs if i not in objects]
+    if missing:   # a damaged saved_model.pb (found by tools/fuzz_table.py)
+        raise ValueError(f"Damaged SavedModel: the concrete function '{name}' captures node {missing[0]}, which is "
+                         "not in its object graph")
     variables = [objects[i] for i in saved.bound_inputs]
     return LoadedConcreteFunction(graphs[name], variables, saved.output_signature, keywords)
 

@@ -9,7 +9,8 @@ from webflow.framework.indexed_slices import IndexedSlices
 from webflow.framework.init_scope import lifts_to_eager
 from webflow.ops.control_flow_ops import group
 from webflow.ops.convert import convert_to_tensor
-from webflow.train.optimizer import Optimizer, dense_rows
+from webflow.train import adam_sparse
+from webflow.train.optimizer import Optimizer
 
 
 class AdamOptimizer(Optimizer):
@@ -46,11 +47,12 @@ class AdamOptimizer(Optimizer):
         return self._run_update("Adam", var, [self.get_slot(var, "m"), self.get_slot(var, "v")], rest)
 
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
-        # TensorFlow decays all of m and v, then scatter-adds the rows: the dense update with zero rows.
-        return self._apply_update(dense_rows(grad, var), var, None)
+        """TensorFlow 1.x's sparse Adam: m and v decay, the rows are scatter-added (adam_sparse.py)."""
+        return adam_sparse.apply_sparse_shared(self, grad.values, var, grad.indices,
+                                               adam_sparse.ref_scatter_add(self._use_locking))
 
     def _resource_apply_sparse(self, grad: Any, var: Any, indices: Any) -> Any:
-        return self._apply_sparse(IndexedSlices(grad, indices, var.shape.as_list()), var)
+        return adam_sparse.apply_sparse_shared(self, grad, var, indices, adam_sparse.resource_scatter_add)
 
     def _finish(self, update_ops: list, name_scope: str) -> Any:
         """After the updates: beta1_power *= beta1, beta2_power *= beta2."""

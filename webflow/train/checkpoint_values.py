@@ -13,11 +13,14 @@ from webflow.backends.arrays.carray import TYPECODES, CArray
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.backends.arrays.string_values import strings
 from webflow.framework import dtypes
-from webflow.io import buffer_values
+from webflow.io import bfloat16_bundle, buffer_values
 
 
-def saved(value: Any) -> Any:
-    """What `write_bundle` takes for a fetched variable value: a NumPy array, or the CArray itself without NumPy."""
+def saved(value: Any, dtype: Any = None) -> Any:
+    """What `write_bundle` takes for a fetched variable value: a NumPy array, or the CArray itself without NumPy
+    (`dtype` bfloat16: its 16-bit values, as TensorFlow stores them)."""
+    if dtype is not None and dtype.base_dtype is dtypes.bfloat16:
+        return bfloat16_bundle.bundle_value(value)
     if isinstance(value, CArray) and not HAVE_NUMPY:
         return value
     return np.asarray(value)
@@ -30,6 +33,8 @@ def restored(reader: Any, name: str) -> Any:
     dtype, shape, payload = reader.checked_tensor(name)
     if dtype == dtypes.string:
         return strings(payload, tuple(shape))
+    if dtype == dtypes.bfloat16:  # float32 storage (backends/bfloat16.py)
+        return CArray(bfloat16_bundle.float32_words(payload), tuple(shape), dtypes.float32)
     if dtype.name not in TYPECODES:
         raise TypeError(f"a {dtype.name} tensor ({name}) needs NumPy, which is not installed here")
     return CArray(buffer_values.native_buffer(payload, TYPECODES[dtype.name]), tuple(shape), dtype)

@@ -52,14 +52,15 @@ def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None, name:
                                                                       math_ops.truediv(one, clip_norm)))
         # adding (norm - norm) turns the scale into NaN when the norm is inf or NaN, as TensorFlow does
         scale = math_ops.add(scale_for_finite, math_ops.subtract(use_norm, use_norm))
-        prefix = scope[:-1].split("/")[-1] if scope else "clip_by_global_norm"
         clipped = []
         for i, (t, v) in enumerate(zip(t_list, _values(t_list))):
             if v is None:
                 clipped.append(None)
                 continue
+            # TensorFlow names it "%s_%d" % (scope, i), the whole scope string inside that scope:
+            # "clip_by_global_norm/clip_by_global_norm/_0"
             value = array_ops.identity(math_ops.multiply(v, math_ops.cast(scale, v.dtype.base_dtype)),
-                                       name=f"{prefix}_{i}")
+                                       name=f"{scope or 'clip_by_global_norm/'}_{i}")
             clipped.append(IndexedSlices(value, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else value)
     return clipped, use_norm
 

@@ -24,6 +24,7 @@ from typing import Any
 from webflow.backends.arrays.numpy_arrays import np
 from webflow.framework import errors
 from webflow.framework.tensor_shape import TensorShape
+from webflow.train import checkpoint_values
 from webflow.train.optimizer import Optimizer
 from webflow.train.trackable import can_defer, child_named, children, is_variable, walk
 
@@ -89,7 +90,8 @@ def serialize(root: Any, attached: list | tuple = ()) -> tuple[Any, list]:
         if is_variable(obj):
             key = checkpoint_key(prefixes[node_id])
             graph.nodes[node_id].attributes.add(name=VARIABLE_VALUE, full_name=full_name(obj), checkpoint_key=key)
-            values.append((key, np.asarray(obj)))   # (no copy: assignments replace a value, never change it)
+            # (no copy: assignments replace a value, never change it; bfloat16: its 16-bit values)
+            values.append((key, checkpoint_values.saved(np.asarray(obj), obj.dtype)))
     for node_id, has_values in enumerate(_with_values(graph)):
         graph.nodes[node_id].has_checkpoint_values.value = has_values
     return graph, values

@@ -175,21 +175,30 @@ class Optimizer:
         return None
 
     def _update_one(self, grad: Any, var: Any) -> Any:
-        """Dense gradients go to `_apply_dense`; IndexedSlices are de-duplicated, then `_apply_sparse`."""
+        """Dense gradients go to `_apply_dense`; IndexedSlices to `_apply_sparse_duplicate_indices` (which, unless
+        an optimizer overrides it, de-duplicates them, then calls `_apply_sparse`)."""
         if isinstance(grad, IndexedSlices):
-            grad = self._deduplicate(grad)
             if _is_resource(var):
-                return self._resource_apply_sparse(grad.values, var, grad.indices)
-            return self._apply_sparse(grad, var)
+                return self._resource_apply_sparse_duplicate_indices(grad.values, var, grad.indices)
+            return self._apply_sparse_duplicate_indices(grad, var)
         if _is_resource(var):
             return self._resource_apply_dense(grad, var)
         return self._apply_dense(grad, var)
 
+    def _apply_sparse_duplicate_indices(self, grad: IndexedSlices, var: Any) -> Any:
+        grad = self._deduplicate(grad)
+        return self._apply_sparse(grad, var)
+
+    def _resource_apply_sparse_duplicate_indices(self, grad: Any, var: Any, indices: Any) -> Any:
+        deduplicated = self._deduplicate(IndexedSlices(grad, indices))
+        return self._resource_apply_sparse(deduplicated.values, var, deduplicated.indices)
+
     @staticmethod
     def _deduplicate(grad: IndexedSlices) -> IndexedSlices:
-        """Sums the rows of repeated indices, as TensorFlow does before a sparse update."""
+        """Sums the rows of repeated indices, as TensorFlow does before a sparse update (its
+        `_deduplicate_indexed_slices`: Unique, then UnsortedSegmentSum into shape(unique)[0] rows)."""
         unique_indices, positions = _math.unique(grad.indices)
-        summed = array_ops.unsorted_segment_sum(grad.values, positions, array_ops.size(unique_indices))
+        summed = array_ops.unsorted_segment_sum(grad.values, positions, array_ops.shape(unique_indices)[0])
         return IndexedSlices(summed, unique_indices, grad.dense_shape)
 
     # --- what subclasses fill in -------------------------------------------------------------------

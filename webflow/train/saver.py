@@ -174,7 +174,7 @@ class Saver:
         else:
             names = sorted(self._var_list)
             values = sess.run([self._var_list[name] for name in names]) if names else []
-            checkpoint_bundle.write_bundle(prefix, [(name, checkpoint_values.saved(value))
+            checkpoint_bundle.write_bundle(prefix, [(name, checkpoint_values.saved(value, self._var_list[name].dtype))
                                                     for name, value in zip(names, values)])
         if write_meta_graph:
             self.export_meta_graph(_meta_graph_filename(prefix, meta_graph_suffix))

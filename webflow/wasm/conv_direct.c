@@ -9,10 +9,23 @@
  *   int wf_conv2d_direct_bias_relu_f32(s, input, filter, bias, relu, output, work, work_len, threads)
  *       the same, then output[..., k] += bias[k] and (relu != 0) max(output, 0) before the store: TensorFlow's
  *       _FusedConv2D, run for a Conv2D -> BiasAdd/AddV2 -> Relu chain (runtime/fusion.py)
+ *   int wf_conv2d_direct_bias_relu_pool_f32(s, input, filter, bias, relu, pool, output, pooled, work, work_len,
+ *                                           threads)
+ *       the same, and then each image's output max-pooled (wf_max_pool_f32, pool.c; `pool` its geometry) into
+ *       `pooled` while it is still in cache: a conv layer and its MaxPool (runtime/fusion.py), bit for bit
  *   int wf_conv2d_direct_filter_grad_f32(s, input, output_grad, filter_grads, slices, work, work_len, threads)
  *       filter_grads[i] = the filter gradient of slice i of the batch (slice_start: sizes differ by at most
  *       one image, longer slices first): fixed slices, so their sum in order is the same whatever thread
  *       ran which.
+ *   wf_size wf_conv2d_direct_filter_pool_workspace_f32(s)   ... and the next one
+ *   int wf_conv2d_direct_filter_grad_pool_f32(s, input, pool, pool_input, pooled_grad, sums, partials,
+ *                                             filter_grads, slices, work, work_len, threads)
+ *       the same, with each image's output gradient made just before it is used, in the workspace: the
+ *       MaxPoolGrad (geometry `pool`) of pooled_grad then ReluGrad with pool_input (the conv layer's Relu
+ *       output) as features (wf_max_pool_grad_relu_f32), summed per channel into partials[image]
+ *       (wf_column_sums_f32), and sums = the column sums of partials: a conv layer's whole gradient with its
+ *       bias gradient (the bits of wf_max_pool_grad_parallel_f32's sums), the conv's output gradient itself
+ *       never written out (runtime/fusion.py, when only these read it).
  * Threads: each call runs on `threads` threads (wf_run_parallel, parallel.c), `work` holding a workspace of
  * work_len floats for each; they claim images or slices from a counter until none is left (wf_next_unit).
  * The gradient of the input needs no kernel of its own: for stride 1 it is this convolution of the
@@ -222,12 +235,14 @@ WF_EXPORT wf_size wf_conv2d_direct_workspace_f32(const wf_conv2d_shape *s) {
 
 /* One forward call, shared out over threads by wf_run_parallel: thread t pads its images in workspace t. */
 typedef struct {
-    const wf_conv2d_shape *s;
+    const wf_conv2d_shape *s, *pool;  /* pool: NULL, or a MaxPool of each output image into `pooled` */
     const float *input, *filter, *bias;
     int relu;
-    float *output, *work;
+    float *output, *pooled, *work;
     wf_size work_len, next_image;
 } forward_job;
+
+int wf_max_pool_f32(const wf_conv2d_shape *s, const float *input, float *output); /* pool.c */
 
 static void forward_thread(void *context, wf_size thread) {
     forward_job *job = context;
@@ -243,27 +258,50 @@ static void forward_thread(void *context, wf_size thread) {
         pad_image(s, job->input + n * image, work);
         for (wf_size co = 0; co < s->out_channels; co += vecs * LANES)
             forward_image(s, &g, work, job->filter, job->output + n * out_image, co, vecs);
+        if (job->pool) {
+            wf_conv2d_shape one = *job->pool;
+            one.batch = 1;
+            wf_max_pool_f32(&one, job->output + n * out_image,
+                            job->pooled + n * one.out_height * one.out_width * one.in_channels);
+        }
     }
 }
 
-static int direct_forward(const wf_conv2d_shape *s, const float *input, const float *filter, const float *bias,
-                          int relu, float *output, float *work, wf_size work_len, wf_size threads) {
-    if (!valid_direct_shape(s) || threads < 1) return WF_BAD_ARGUMENT;
-    if (work_len < wf_conv2d_direct_workspace_f32(s)) return WF_WORKSPACE_TOO_SMALL;
-    forward_job job = {s, input, filter, bias, relu, output, work, work_len, 0};
-    wf_run_parallel(forward_thread, &job, threads);
+/* The pooling reads the convolution's output images: their size and channels, windows of at least a pixel. */
+static int pool_fits(const wf_conv2d_shape *s, const wf_conv2d_shape *pool) {
+    return pool->batch == s->batch && pool->in_height == s->out_height && pool->in_width == s->out_width &&
+           pool->in_channels == s->out_channels && pool->filter_height >= 1 && pool->filter_width >= 1 &&
+           pool->stride_height >= 1 && pool->stride_width >= 1 && pool->pad_top >= 0 && pool->pad_left >= 0 &&
+           pool->out_height >= 1 && pool->out_width >= 1;
+}
+
+static int direct_forward(forward_job *job, wf_size threads) {
+    const wf_conv2d_shape *s = job->s;
+    if (!valid_direct_shape(s) || threads < 1 || (job->pool && !pool_fits(s, job->pool))) return WF_BAD_ARGUMENT;
+    if (job->work_len < wf_conv2d_direct_workspace_f32(s)) return WF_WORKSPACE_TOO_SMALL;
+    wf_run_parallel(forward_thread, job, threads);
     return WF_OK;
 }
 
 WF_EXPORT int wf_conv2d_direct_f32(const wf_conv2d_shape *s, const float *input, const float *filter, float *output,
                                    float *work, wf_size work_len, wf_size threads) {
-    return direct_forward(s, input, filter, NULL, 0, output, work, work_len, threads);
+    forward_job job = {s, NULL, input, filter, NULL, 0, output, NULL, work, work_len, 0};
+    return direct_forward(&job, threads);
 }
 
 WF_EXPORT int wf_conv2d_direct_bias_relu_f32(const wf_conv2d_shape *s, const float *input, const float *filter,
                                              const float *bias, int relu, float *output, float *work,
                                              wf_size work_len, wf_size threads) {
-    return direct_forward(s, input, filter, bias, relu, output, work, work_len, threads);
+    forward_job job = {s, NULL, input, filter, bias, relu, output, NULL, work, work_len, 0};
+    return direct_forward(&job, threads);
+}
+
+WF_EXPORT int wf_conv2d_direct_bias_relu_pool_f32(const wf_conv2d_shape *s, const float *input, const float *filter,
+                                                  const float *bias, int relu, const wf_conv2d_shape *pool,
+                                                  float *output, float *pooled, float *work, wf_size work_len,
+                                                  wf_size threads) {
+    forward_job job = {s, pool, input, filter, bias, relu, output, pooled, work, work_len, 0};
+    return direct_forward(&job, threads);
 }
 
 /* --- filter gradient: grad[a, b, c][co] += sum_pixels window_pixel[a, b, c] * output_grad[pixel, co] -------
@@ -344,18 +382,44 @@ static void filter_grad_rows(const wf_conv2d_shape *s, const outer_walk *walk, c
     }
 }
 
+/* Where the filter gradient's output gradient comes from when a pooling's gradient makes it per image. */
+typedef struct {
+    const wf_conv2d_shape *pool;
+    const float *pool_input, *pooled_grad;
+    float *partials;
+} pooled_gradient;
+
+int wf_max_pool_grad_relu_f32(const wf_conv2d_shape *s, const float *input, const float *output_grad,
+                              float *input_grad); /* pool.c */
+
+/* Image n's output gradient: output_grad's, or (pool) made into `made` from the pooling's gradient. */
+static const float *image_output_grad(const wf_conv2d_shape *s, const float *output_grad, const pooled_gradient *pool,
+                                      float *made, wf_size n) {
+    wf_size pixels = s->out_height * s->out_width, K = s->out_channels;
+    if (!pool) return output_grad + n * pixels * K;
+    wf_conv2d_shape one = *pool->pool;
+    one.batch = 1;
+    wf_max_pool_grad_relu_f32(&one, pool->pool_input + n * pixels * K,
+                              pool->pooled_grad + n * one.out_height * one.out_width * K, made);
+    wf_column_sums_f32(made, pixels, K, pool->partials + n * K);
+    return made;
+}
+
 /* grad (whole tiles of rows, in the work) = the sum over images [first, stop); then copied to filter_grad. */
 static void filter_grad_images(const wf_conv2d_shape *s, const float *input, const float *output_grad,
-                               float *filter_grad, float *work, wf_size first, wf_size stop) {
+                               const pooled_gradient *pool, float *filter_grad, float *work, wf_size first,
+                               wf_size stop) {
     wf_size C = s->in_channels, K = s->out_channels, rows = filter_tile_rows(s);
     wf_size span_rows = wf_conv2d_direct_filter_rows(s), tap_row = s->dilation_height * padded_width(s) * C;
-    wf_size image = s->in_height * s->in_width * C, out_image = s->out_height * s->out_width * K;
+    wf_size image = s->in_height * s->in_width * C;
     float *padded = work, *grad = work + padded_height(s) * padded_width(s) * C + rows;
+    float *made = work + wf_conv2d_direct_filter_workspace_f32(s);
     outer_walk walk = pixel_walk(s);
     wf_size block_rows = output_row_block(s);
     wf_zero_f32(grad, s->filter_height * span_rows * K);
     zero_padded(s, padded, rows);
     for (wf_size n = first; n < stop; ++n) {
+        const float *dy = image_output_grad(s, output_grad, pool, made, n);
         pad_image(s, input + n * image, padded);
         for (wf_size block = 0; block < s->out_height; block += block_rows) {
             for (wf_size a = 0; a < s->filter_height; ++a) {
@@ -364,8 +428,7 @@ static void filter_grad_images(const wf_conv2d_shape *s, const float *input, con
                 top = WF_MAX(top, block);
                 bottom = WF_MIN(bottom, block + block_rows);
                 if (top < bottom)
-                    filter_grad_rows(s, &walk, padded + a * tap_row, output_grad + n * out_image, top, bottom,
-                                     grad + a * span_rows * K);
+                    filter_grad_rows(s, &walk, padded + a * tap_row, dy, top, bottom, grad + a * span_rows * K);
             }
         }
     }
@@ -390,6 +453,7 @@ static wf_size slice_start(wf_size images, wf_size slices, wf_size i) {
 typedef struct {
     const wf_conv2d_shape *s;
     const float *input, *output_grad;
+    const pooled_gradient *pool;
     float *filter_grads, *work;
     wf_size slices, work_len, next_slice;
 } filter_grad_job;
@@ -399,7 +463,7 @@ static void filter_grad_thread(void *context, wf_size thread) {
     const wf_conv2d_shape *s = job->s;
     wf_size filter_size = s->filter_height * s->filter_width * s->in_channels * s->out_channels;
     for (wf_size i = wf_next_unit(&job->next_slice); i < job->slices; i = wf_next_unit(&job->next_slice)) {
-        filter_grad_images(s, job->input, job->output_grad, job->filter_grads + i * filter_size,
+        filter_grad_images(s, job->input, job->output_grad, job->pool, job->filter_grads + i * filter_size,
                            job->work + thread * job->work_len, slice_start(s->batch, job->slices, i),
                            slice_start(s->batch, job->slices, i + 1));
     }
@@ -410,7 +474,25 @@ WF_EXPORT int wf_conv2d_direct_filter_grad_f32(const wf_conv2d_shape *s, const f
                                                wf_size threads) {
     if (!valid_direct_shape(s) || slices < 1 || threads < 1) return WF_BAD_ARGUMENT;
     if (work_len < wf_conv2d_direct_filter_workspace_f32(s)) return WF_WORKSPACE_TOO_SMALL;
-    filter_grad_job job = {s, input, output_grad, filter_grads, work, slices, work_len, 0};
+    filter_grad_job job = {s, input, output_grad, NULL, filter_grads, work, slices, work_len, 0};
     wf_run_parallel(filter_grad_thread, &job, threads);
+    return WF_OK;
+}
+
+WF_EXPORT wf_size wf_conv2d_direct_filter_pool_workspace_f32(const wf_conv2d_shape *s) {
+    return wf_conv2d_direct_filter_workspace_f32(s) + s->out_height * s->out_width * s->out_channels;
+}
+
+WF_EXPORT int wf_conv2d_direct_filter_grad_pool_f32(const wf_conv2d_shape *s, const float *input,
+                                                    const wf_conv2d_shape *pool, const float *pool_input,
+                                                    const float *pooled_grad, float *sums, float *partials,
+                                                    float *filter_grads, wf_size slices, float *work, wf_size work_len,
+                                                    wf_size threads) {
+    if (!valid_direct_shape(s) || slices < 1 || threads < 1 || !pool_fits(s, pool)) return WF_BAD_ARGUMENT;
+    if (work_len < wf_conv2d_direct_filter_pool_workspace_f32(s)) return WF_WORKSPACE_TOO_SMALL;
+    pooled_gradient made = {pool, pool_input, pooled_grad, partials};
+    filter_grad_job job = {s, input, NULL, &made, filter_grads, work, slices, work_len, 0};
+    wf_run_parallel(filter_grad_thread, &job, threads);
+    wf_column_sums_f32(partials, s->batch, s->out_channels, sums);
     return WF_OK;
 }

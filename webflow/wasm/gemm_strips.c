@@ -146,9 +146,11 @@ WF_EXPORT void wf_gemm_strips_f32(wf_size m, wf_size n, wf_size k, const float *
         for (wf_size i = 0; i < m * n; ++i) c[i] = bias ? 0.0f + bias[i % n] : 0;
         return;
     }
-    wf_size strips = (n + STRIP_COLUMNS - 1) / STRIP_COLUMNS;
-    /* units of up to 4 strips, at least 4 units per thread when there are enough strips */
-    wf_size per_unit = WF_MAX(1, WF_MIN(4, strips / (4 * WF_MAX(1, threads))));
+    /* Units of one strip. Why not more: when the other threads are done, the last thread still in a unit is
+     * all the caller waits for, and on a crowded machine (more runnable threads than cores) a worker is often
+     * preempted inside one; the shorter the unit, the less is left behind it. (Units of 4 strips, up to a
+     * quarter of a thread's share, only let A's k-block be read from L2 four times in a row.) */
+    wf_size per_unit = 1;
     strips_job job = {m, n, k, lda, ldb, per_unit, transpose_a, transpose_b, a, b, bias, c, work, 0};
     wf_run_parallel(strips_thread, &job, threads);
 }

@@ -65,6 +65,15 @@ def window_geometry(input_shape: tuple, window: tuple, out_channels: int, attrs:
     return shape
 
 
+def pool_geometry(input_shape: tuple, attrs: dict) -> Conv2DShape:
+    """The C geometry of a MaxPool / AvgPool (window in filter_height/width, channels in in_channels)."""
+    ksize = list(attrs["ksize"])
+    if len(ksize) != 4 or ksize[0] != 1 or ksize[3] != 1 or attrs.get("explicit_paddings"):
+        raise Unsupported("ksize")
+    return window_geometry(input_shape, ksize[1:3], input_shape[3] if len(input_shape) == 4 else 1,
+                           {**attrs, "dilations": (1, 1, 1, 1)})
+
+
 def _conv_call(name: str, shape: Conv2DShape, first: Any, second: Any, out: Any) -> Any:
     work_len = fn("wf_conv2d_workspace_f32")(ctypes.byref(shape))
     work = empty(work_len, dtypes.float32)
@@ -136,6 +145,26 @@ def conv2d_bias_relu(input: Any, filter: Any, bias: Any, *, relu: bool, **attrs:
     return c_conv_direct.forward(shape, contiguous(input), contiguous(filter), out, contiguous(bias), relu)
 
 
+def conv2d_bias_relu_max_pool(input: Any, filter: Any, bias: Any, *, relu: bool, pool_attrs: dict,  # noqa: A002
+                              **attrs: Any) -> tuple:
+    """(conv2d_bias_relu's output, its MaxPool with `pool_attrs`) in one wf_conv2d_direct_bias_relu_pool_f32 call:
+    each image pooled by wf_max_pool_f32 (the MaxPool kernel's own code) while it is in cache. Unsupported where
+    the direct convolution does not apply, or for a pooling not in NHWC."""
+    suffix(input, F32)
+    if filter.dtype != input.dtype or bias.dtype != input.dtype or filter.ndim != 4 or input.ndim != 4 \
+            or filter.shape[2] != input.shape[3] or bias.shape != filter.shape[3:] \
+            or pool_attrs.get("data_format", "NHWC") != "NHWC":
+        raise Unsupported("operands")
+    shape = window_geometry(input.shape, filter.shape[:2], filter.shape[3], attrs)
+    if not c_conv_direct.forward_applies(shape):
+        raise Unsupported("direct convolution")
+    pool = pool_geometry(_out_dims(shape), pool_attrs)
+    out = empty(_out_dims(shape), dtypes.float32)
+    pooled = empty((shape.batch, pool.out_height, pool.out_width, pool.in_channels), dtypes.float32)
+    c_conv_direct.forward(shape, contiguous(input), contiguous(filter), out, contiguous(bias), relu, pool, pooled)
+    return out, pooled
+
+
 @c_kernel(dtypes=F32, min_size=0, size_input=2, dtype_input=1)
 def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **attrs: Any) -> Any:  # noqa: A002
     """wf_conv2d_direct_f32 (the direct convolution of dy with the flipped filter) when it applies
@@ -159,6 +188,27 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **at
     per_in, per_out = prod(out_backprop.shape[1:]), prod(x_shape[1:])
     return _per_image_call("wf_conv2d_backprop_input_f32", shape, contiguous(filter), contiguous(out_backprop), out,
                            per_in, per_out)
+
+
+def conv2d_backprop_filter_max_pool(pool_input: Any, pooled_grad: Any, input: Any, filter_sizes: Any, *,  # noqa: A002
+                                    pool_attrs: dict, **attrs: Any) -> tuple:
+    """(the conv's Conv2DBackpropFilter, its output gradient's per-channel sums) where that output gradient is
+    MaxPoolGrad(pool_input, pooled_grad) -> ReluGrad(features = pool_input), made image by image inside the
+    direct filter gradient and never stored (wf_conv2d_direct_filter_grad_pool_f32): the bits of the separate
+    ops on the C backend. Unsupported where that kernel does not apply."""
+    suffix(input, F32)
+    w_shape = sizes_of(filter_sizes)
+    if input.ndim != 4 or w_shape[2] != input.shape[3] or pool_input.dtype != input.dtype \
+            or pooled_grad.dtype != input.dtype or pool_attrs.get("data_format", "NHWC") != "NHWC":
+        raise Unsupported("operands")
+    shape = window_geometry(input.shape, w_shape[:2], w_shape[3], attrs)
+    if not c_conv_direct.filter_grad_applies(shape) or pool_input.shape != _out_dims(shape):
+        raise Unsupported("direct filter gradient")
+    pool = pool_geometry(pool_input.shape, pool_attrs)
+    if pooled_grad.shape != (shape.batch, pool.out_height, pool.out_width, pool.in_channels):
+        raise Unsupported("pooled gradient shape")
+    return c_conv_direct.filter_grad(shape, contiguous(input), None, w_shape,
+                                     (pool, contiguous(pool_input), contiguous(pooled_grad)))
 
 
 _SCRATCH = threading.local()

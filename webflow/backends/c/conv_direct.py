@@ -46,7 +46,10 @@ declare("wf_conv2d_direct_filter_workspace_f32", [PTR], SIZE)
 declare("wf_conv2d_direct_filter_rows", [PTR], SIZE)
 declare("wf_conv2d_direct_f32", [PTR, PTR, PTR, PTR, PTR, SIZE, SIZE], INT)
 declare("wf_conv2d_direct_bias_relu_f32", [PTR, PTR, PTR, PTR, INT, PTR, PTR, SIZE, SIZE], INT)
+declare("wf_conv2d_direct_bias_relu_pool_f32", [PTR, PTR, PTR, PTR, INT, PTR, PTR, PTR, PTR, SIZE, SIZE], INT)
 declare("wf_conv2d_direct_filter_grad_f32", [PTR, PTR, PTR, PTR, SIZE, PTR, SIZE, SIZE], INT)
+declare("wf_conv2d_direct_filter_pool_workspace_f32", [PTR], SIZE)
+declare("wf_conv2d_direct_filter_grad_pool_f32", [PTR, PTR, PTR, PTR, PTR, PTR, PTR, PTR, SIZE, PTR, SIZE, SIZE], INT)
 
 MIN_IMAGES_PER_THREAD = 2      # conv2 of the CNN: ~0.12 ms per image per op, a thread hand-off ~0.03 ms
 FILTER_SLICES_PER_THREAD = 2  # filter gradient: fixed slices of the batch, each one's gradient summed after
@@ -83,15 +86,20 @@ def _threads(shape: Conv2DShape) -> int:
 
 
 def forward(shape: Conv2DShape, input: Any, filter: Any, out: Any, bias: Any = None,  # noqa: A002 - TF's names
-            relu: bool = False) -> Any:
+            relu: bool = False, pool: Conv2DShape | None = None, pooled: Any = None) -> Any:
     """out = conv2d(input, filter) for the geometry `shape` (C-contiguous float32 arrays); with a `bias` (one
-    per output channel), out = conv2d + bias and then max(out, 0) if `relu`: TensorFlow's _FusedConv2D."""
+    per output channel), out = conv2d + bias and then max(out, 0) if `relu`: TensorFlow's _FusedConv2D. With a
+    `pool` geometry (and a bias), also pooled = MaxPool(out), each image pooled just after it is computed."""
     name = "wf_conv2d_direct_f32" if bias is None else "wf_conv2d_direct_bias_relu_f32"
     threads, work_len = _threads(shape), fn("wf_conv2d_direct_workspace_f32")(ctypes.byref(shape))
     work = empty(threads * work_len, dtypes.float32)  # one workspace per thread
     epilogue = () if bias is None else (ptr(bias), int(relu))
+    outputs: tuple = (ptr(out),)
+    if pool is not None:
+        name, epilogue, outputs = "wf_conv2d_direct_bias_relu_pool_f32", epilogue + (ctypes.byref(pool),), \
+            (ptr(out), ptr(pooled))
     filter = aligned(filter)  # noqa: A001 - its vectors are loaded in the innermost loop
-    check(fn(name)(ctypes.byref(shape), ptr(input), ptr(filter), *epilogue, ptr(out), ptr(work), work_len,
+    check(fn(name)(ctypes.byref(shape), ptr(input), ptr(filter), *epilogue, *outputs, ptr(work), work_len,
                    threads), name)
     return out
 
@@ -127,21 +135,36 @@ def _flipped(filter: Any) -> Any:  # noqa: A002
     return flipped
 
 
-def filter_grad(shape: Conv2DShape, input: Any, out_backprop: Any, filter_shape: tuple) -> Any:  # noqa: A002
+def filter_grad(shape: Conv2DShape, input: Any, out_backprop: Any, filter_shape: tuple,  # noqa: A002
+                pool: tuple | None = None) -> Any:
     """dfilter [kh, kw, in_channels, out_channels] = the sum over the batch of window values x output gradients.
 
     The batch is cut into fixed slices (FILTER_SLICES_PER_THREAD per thread) that the threads claim; their
-    gradients are added in slice order, so the sum does not depend on which thread ran which slice."""
-    name = "wf_conv2d_direct_filter_grad_f32"
-    threads, work_len = _threads(shape), fn("wf_conv2d_direct_filter_workspace_f32")(ctypes.byref(shape))
+    gradients are added in slice order, so the sum does not depend on which thread ran which slice.
+    With `pool` = (its geometry, the conv's Relu output, the pooled output's gradient), out_backprop is None:
+    each image's output gradient is that MaxPoolGrad -> ReluGrad, made just before it is used; returns
+    (dfilter, the output gradient's per-channel sums) (wf_conv2d_direct_filter_grad_pool_f32)."""
+    name = "wf_conv2d_direct_filter_grad_f32" if pool is None else "wf_conv2d_direct_filter_grad_pool_f32"
+    workspace = "wf_conv2d_direct_filter_workspace_f32" if pool is None else \
+        "wf_conv2d_direct_filter_pool_workspace_f32"
+    threads, work_len = _threads(shape), fn(workspace)(ctypes.byref(shape))
     # Without NumPy (Pyodide: one thread) one slice, so no sum of slices is needed.
     slices = max(1, min(threads * FILTER_SLICES_PER_THREAD, shape.batch)) if HAVE_NUMPY else 1
     grads = empty((slices, *filter_shape), dtypes.float32)
     work = empty(threads * work_len, dtypes.float32)
-    check(fn(name)(ctypes.byref(shape), ptr(input), ptr(out_backprop), ptr(grads), slices, ptr(work), work_len,
-                   threads), name)
+    if pool is None:
+        sources: tuple = (ptr(out_backprop),)
+    else:
+        geometry, pool_input, pooled_grad = pool
+        sums, partials = empty((shape.out_channels,), dtypes.float32), \
+            empty((shape.batch, shape.out_channels), dtypes.float32)
+        sources = (ctypes.byref(geometry), ptr(pool_input), ptr(pooled_grad), ptr(sums), ptr(partials))
+    check(fn(name)(ctypes.byref(shape), ptr(input), *sources, ptr(grads), slices, ptr(work), work_len, threads),
+          name)
     if slices == 1:
-        return grads.reshape(filter_shape)
-    for part in grads[1:]:
-        np.add(grads[0], part, out=grads[0])
-    return grads[0]
+        total = grads.reshape(filter_shape)  # a CArray too (no NumPy: one slice)
+    else:
+        for part in grads[1:]:
+            np.add(grads[0], part, out=grads[0])
+        total = grads[0]
+    return total if pool is None else (total, sums)

@@ -33,7 +33,7 @@ from webflow.backends.c.adapters import (
     ptr,
     suffix,
 )
-from webflow.backends.c.conv import F32, sizes_of, window_geometry
+from webflow.backends.c.conv import F32, pool_geometry, sizes_of
 from webflow.backends.c.conv_shape import Conv2DShape
 from webflow.backends.c.library import INT, PTR, SIZE, declare
 from webflow.framework import dtypes
@@ -52,14 +52,6 @@ declare("wf_max_pool_grad_parallel_f32", [PTR, PTR, PTR, PTR, INT, PTR, PTR, SIZ
 _MIN_POOL_IMAGES = 8  # MaxPool: ~5 us an image (conv1's, 28x28x32), so fewer per thread do not pay a hand-off
 
 # --- pooling ----------------------------------------------------------------------------------------
-def _pool_geometry(input_shape: tuple, attrs: dict) -> Conv2DShape:
-    ksize = list(attrs["ksize"])
-    if len(ksize) != 4 or ksize[0] != 1 or ksize[3] != 1 or attrs.get("explicit_paddings"):
-        raise Unsupported("ksize")
-    return window_geometry(input_shape, ksize[1:3], input_shape[3] if len(input_shape) == 4 else 1,
-                            {**attrs, "dilations": (1, 1, 1, 1)})
-
-
 def _pooled(shape: Conv2DShape) -> tuple:
     return (shape.batch, shape.out_height, shape.out_width, shape.in_channels)
 
@@ -68,7 +60,7 @@ def _pooled(shape: Conv2DShape) -> tuple:
 def max_pool(x: Any, **attrs: Any) -> Any:
     """wf_max_pool_parallel_f32: y = max over each window (TF: starts at the lowest finite float)."""
     suffix(x, F32)
-    shape = _pool_geometry(x.shape, attrs)
+    shape = pool_geometry(x.shape, attrs)
     out = empty(_pooled(shape), dtypes.float32)
     x = contiguous(x)  # a name holds the copy while C reads it (a bare ptr(contiguous(x)) frees it first)
     check(fn("wf_max_pool_parallel_f32")(ctypes.byref(shape), ptr(x), ptr(out), _pool_threads(shape)), "max_pool")
@@ -83,7 +75,7 @@ def max_pool_grad(orig_input: Any, orig_output: Any, grad: Any, *, relu: bool = 
     returns (that gradient, its sum over all but the channel axis) with the bits of reduce.sum_blocks
     (a conv layer's bias gradient, fused)."""
     suffix(orig_input, F32)
-    shape = _pool_geometry(orig_input.shape, attrs)
+    shape = pool_geometry(orig_input.shape, attrs)
     if orig_output.shape != _pooled(shape) or grad.shape != _pooled(shape) or grad.dtype != orig_input.dtype:
         raise Unsupported("shapes")
     out = empty(orig_input.shape, dtypes.float32)
@@ -108,7 +100,7 @@ def _pool_threads(shape: Conv2DShape) -> int:
 def avg_pool(x: Any, **attrs: Any) -> Any:
     """wf_avg_pool_f32: y = mean of each window's in-bounds cells."""
     suffix(x, F32)
-    shape = _pool_geometry(x.shape, attrs)
+    shape = pool_geometry(x.shape, attrs)
     out = empty(_pooled(shape), dtypes.float32)
     x = contiguous(x)  # a name holds the copy while C reads it (a bare ptr(contiguous(x)) frees it first)
     check(fn("wf_avg_pool_f32")(ctypes.byref(shape), ptr(x), ptr(out)), "avg_pool")
@@ -120,7 +112,7 @@ def avg_pool_grad(orig_input_shape: Any, grad: Any, **attrs: Any) -> Any:
     """wf_avg_pool_grad_f32: each window's gradient shared among its in-bounds cells."""
     suffix(grad, F32)
     x_shape = sizes_of(orig_input_shape)
-    shape = _pool_geometry(x_shape, attrs)
+    shape = pool_geometry(x_shape, attrs)
     if grad.shape != _pooled(shape):
         raise Unsupported("shapes")
     out = empty(x_shape, dtypes.float32)
