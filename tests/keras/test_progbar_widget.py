@@ -48,8 +48,10 @@ def test_a_metric_name_is_text_not_html() -> None:
     assert "<b>x</b>" not in widget.label.value and "&lt;b&gt;x&lt;/b&gt;" in widget.label.value
 
 
-def test_no_kernel_no_widget_and_the_text_line_stays() -> None:
-    # pytest runs no IPython kernel: the widget is not chosen, and a given stream gets tf_keras's text.
+def test_no_kernel_no_widget_and_the_text_line_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    # no IPython kernel (even when an earlier test of this process started an IPython shell): the widget is not
+    # chosen, and a given stream gets tf_keras's text.
+    monkeypatch.setitem(sys.modules, "IPython", None)
     assert progbar_widget.widget_progress(5) is None
     stream = io.StringIO()
     bar = Progbar(2, stream=stream)
