@@ -377,3 +377,23 @@ EAGER_SCRIPT = """
 
 def test_eager_mode_like_tensorflow(tmp_path):
     assert_same_as_tensorflow(EAGER_SCRIPT, "eager", tmp_path)
+
+
+def test_name_scope_with_outer_values_inside_a_loop_body_and_a_cond_branch():
+    """TF1 `name_scope(name, default, values)` given outer tensors inside a body stays in the body's graph (as
+    TensorFlow's _get_graph_from_inputs does while building a function): 3 added until >= 10 is 12; 3*2 is 6."""
+    with tf.Graph().as_default():
+        three = tf.constant(3.0)
+
+        def body(total):
+            with tf.name_scope(None, "step", [three]):
+                return total + three
+
+        def branch():
+            with tf.name_scope("inner", values=[three]):
+                return three * 2.0
+
+        loop = tf.while_loop(lambda total: total < 10.0, body, [tf.constant(0.0)])
+        chosen = tf.cond(tf.constant(True), branch, lambda: three)
+        with tf.Session() as session:
+            assert session.run([loop, chosen]) == [12.0, 6.0]

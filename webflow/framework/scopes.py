@@ -36,7 +36,10 @@ def name_scope_v1(name: str | None, default_name: str | None = None, values: Any
         finally:
             _EAGER_SCOPE.name = old
         return
-    graph = _graph_of(values) or context.get_default_graph()
+    default = context.get_default_graph()
+    # As TensorFlow's _get_graph_from_inputs: inside a function body (a cond branch, a loop body) the body's graph
+    # wins; the values are outer tensors it captures.
+    graph = default if default.building_function else (_graph_of(values) or default)
     with graph.as_default(), graph.name_scope(name if name is not None else default_name) as scope:
         yield scope
 

@@ -304,8 +304,11 @@ def _numpy_text(value: Any, is_repr: bool, dtype: Any = None) -> str:
         text = bfloat16_text(value, is_repr)
         return "\n" + text if "\n" in text else text
     if getattr(value, "ndim", 0) == 0 and hasattr(value, "item"):
-        scalar = value.item()
-        return repr(scalar) if is_repr else str(scalar)
+        if is_repr:
+            return repr(value.item())
+        # TensorFlow prints a scalar with NumPy's str, the shortest digits of its own dtype (a float32's 0.3, not
+        # the float64 0.30000001192092896); without NumPy, Python's float text is what there is.
+        return str(value) if type(value).__module__ == "numpy" else str(value.item())
     text = repr(value) if is_repr else str(value)
     return "\n" + text if "\n" in text else text  # TensorFlow starts a multi-line value on its own line
 
