@@ -41,7 +41,29 @@ def tensorflow_texts() -> list:
 
 @pytest.mark.skipif(not TF_PYTHON, reason="WEBFLOW_TF_PYTHON is not set: no TensorFlow to compare with")
 def test_eager_tensor_str_and_repr_match_tensorflow():
-    expected = tensorflow_texts()
-    for (expression, dtype), (tf_str, tf_repr) in zip(CASES, expected):
+    for (expression, dtype), (tf_str, tf_repr) in zip(CASES, tensorflow_texts(), strict=True):
         tensor = wf.constant(eval(expression), dtype=dtype)
         assert (str(tensor), repr(tensor)) == (tf_str, tf_repr), expression
+
+
+@pytest.mark.skipif(not TF_PYTHON, reason="WEBFLOW_TF_PYTHON is not set: no TensorFlow to compare with")
+def test_eager_tensor_text_without_numpy_matches_tensorflow():
+    """The browser's case: the same texts from CArray values (backends/arrays/carray_print.py); float16 needs
+    NumPy."""
+    from test_no_numpy import run_without_numpy
+
+    cases = [case for case in CASES if case[1] != "float16"]
+
+    texts = run_without_numpy(f"""
+        import json
+        import webflow as wf
+        texts = []
+        for expression, dtype in {cases!r}:
+            tensor = wf.constant(eval(expression), dtype=dtype)
+            texts.append([str(tensor), repr(tensor)])
+        print(json.dumps(texts))
+    """)
+    expected = dict(zip(CASES, tensorflow_texts()))
+    assert len(texts) == len(cases)
+    for case, ours in zip(cases, texts):
+        assert ours == expected[case], case

@@ -306,9 +306,9 @@ def _numpy_text(value: Any, is_repr: bool, dtype: Any = None) -> str:
     if getattr(value, "ndim", 0) == 0 and hasattr(value, "item"):
         if is_repr:
             return repr(value.item())
-        # TensorFlow prints a scalar with NumPy's str, the shortest digits of its own dtype (a float32's 0.3, not
-        # the float64 0.30000001192092896); without NumPy, Python's float text is what there is.
-        return str(value) if type(value).__module__ == "numpy" else str(value.item())
+        # TensorFlow prints a scalar with NumPy's str: the shortest digits of its own dtype (a float32's 0.3, not
+        # the float64 0.30000001192092896); a CArray prints the same without NumPy (carray_print.scalar_str).
+        return str(value)
     text = repr(value) if is_repr else str(value)
     return "\n" + text if "\n" in text else text  # TensorFlow starts a multi-line value on its own line
 
