@@ -99,7 +99,7 @@ demo: $(VENV)/.installed
 	$(PY) -m webflow.demo $(ARGS)
 
 lint: $(VENV)/.installed
-	$(PY) -m ruff check webflow tests benchmarks tools site
+	$(PY) -m ruff check webflow tests benchmarks tools site lessons/*.py lessons/classroom/*.py
 
 # The wasm side module, rebuilt if a C source changed (exit 1 = no clang/wasm-ld: its tests then skip).
 wasm: $(VENV)/.installed

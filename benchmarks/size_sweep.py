@@ -3,6 +3,7 @@
     PYTHONPATH=. python benchmarks/size_sweep.py [--tf-python PATH] [--torch-python PATH] [--quick]
                                                  [--rounds 9] [--ops matmul,add] [--json benchmarks/size_sweep.json]
                                                  [--only 256x256,softmax] [--engines webflow,tensorflow] [--load 8]
+                                                 [--baseline /tmp/head]   (another checkout: before / after)
 
 Ops: matmul (8^2 ... 1024^2; A.B everywhere, A^T.B and A.B^T at some sizes), conv2d (NHWC, SAME, stride 1),
 add / mul / relu, reduce_sum / reduce_mean (whole tensor), softmax (last axis of at most 1024), all float32.
@@ -79,9 +80,11 @@ def cases(ops: set, quick: bool) -> list:
 class Worker:
     """One engine's worker process, answering a block's per-call seconds per request."""
 
-    def __init__(self, engine: str, python: str) -> None:
-        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=REPO if engine == "webflow" else "")
-        self.process = subprocess.Popen([python, os.path.join(HERE, "size_sweep_worker.py"), engine], env=env,
+    def __init__(self, engine: str, python: str, repo: str = REPO) -> None:
+        """`repo`: the checkout whose webflow (and worker script) runs: another one for --baseline."""
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=repo if engine == "webflow" else "")
+        script = os.path.join(repo, "benchmarks", "size_sweep_worker.py")
+        self.process = subprocess.Popen([python, script, engine], env=env,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
         self.info = json.loads(self.process.stdout.readline())
 
@@ -130,7 +133,7 @@ def point(case: dict, mode: str, medians: dict) -> dict:
     for engine, value in medians.items():
         line[engine] = round(value, 2) if isinstance(value, float) else value
     mine = medians.get("webflow")
-    for peer, key in (("tensorflow", "ratio_tf"), ("pytorch", "ratio_torch")):
+    for peer, key in (("tensorflow", "ratio_tf"), ("pytorch", "ratio_torch"), ("baseline", "ratio_baseline")):
         if isinstance(mine, float) and isinstance(medians.get(peer), float):
             line[key] = round(mine / medians[peer], 2)
     if "flops" in case:
@@ -169,6 +172,8 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated words: only cases whose 'op label' contains one of them")
     parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated subset of the engines")
     parser.add_argument("--load", type=int, default=0, help="busy processes to run alongside (a loaded machine)")
+    parser.add_argument("--baseline", help="another checkout (e.g. `git archive HEAD` unpacked) whose webflow runs "
+                        "as engine 'baseline', in the torch column: before / after a change, in the same run")
     parser.add_argument("--json", default=os.path.join(HERE, "size_sweep.json"), help="the whole run as JSON")
     args = parser.parse_args()
     rounds = args.rounds or (5 if args.quick else 9)
@@ -200,9 +205,13 @@ def sweep(args: argparse.Namespace, rounds: int, chosen: list) -> None:
           f"{run['peak']['gflops_all_threads']} on {run['peak']['threads']} ({run['peak']['flags']})")
     workers = {engine: Worker(engine, python) for engine, python in interpreters(args).items()
                if engine in args.engines.split(",")}
+    if args.baseline:
+        workers["baseline"] = Worker("webflow", sys.executable, os.path.abspath(args.baseline))
+    third, third_ratio = ("baseline", "ratio_baseline") if args.baseline else ("pytorch", "ratio_torch")
     run["engines"] = {engine: worker.info for engine, worker in workers.items()}
     print("# " + ", ".join(f"{e} {w.info['version']}" for e, w in workers.items()) + f"; median of {rounds}")
-    print(f"{'mode':<6}{'op':<8}{'case':<26}{'webflow':>10}{'tf':>10}{'torch':>10}{'wf/tf':>8}{'wf/torch':>9}"
+    print(f"{'mode':<6}{'op':<8}{'case':<26}{'webflow':>10}{'tf':>10}{third[:5]:>10}{'wf/tf':>8}"
+          f"{'wf/' + third[:4]:>9}"
           f"{'wf GF/s':>9}")
     started, points = time.time(), []
     try:
@@ -211,8 +220,8 @@ def sweep(args: argparse.Namespace, rounds: int, chosen: list) -> None:
                 line = point(case, mode, measure_case(workers, case, mode, rounds, args.gap))
                 points.append(line)
                 print(f"{mode:<6}{case['op']:<8}{case['label']:<26}{cell(line.get('webflow'))}"
-                      f"{cell(line.get('tensorflow'))}{cell(line.get('pytorch'))}{cell(line.get('ratio_tf'), 8)}"
-                      f"{cell(line.get('ratio_torch'), 9)}{cell(line.get('gflops_webflow'), 9)}", flush=True)
+                      f"{cell(line.get('tensorflow'))}{cell(line.get(third))}{cell(line.get('ratio_tf'), 8)}"
+                      f"{cell(line.get(third_ratio), 9)}{cell(line.get('gflops_webflow'), 9)}", flush=True)
     finally:
         for worker in workers.values():
             worker.close()

@@ -20,6 +20,9 @@ def pytest_addoption(parser):
                      help="run every op on this kernel backend (numpy, native, wasm), as env WEBFLOW_BACKEND")
 
 
+_SESSION_BACKEND = "auto"  # the backend every test starts on (--webflow-backend or env WEBFLOW_BACKEND)
+
+
 def pytest_configure(config):
     name = config.getoption("--webflow-backend")
     if name:
@@ -27,6 +30,8 @@ def pytest_configure(config):
         from webflow.backends import selection
 
         selection.set_backend(name)
+    global _SESSION_BACKEND
+    _SESSION_BACKEND = os.environ.get("WEBFLOW_BACKEND", "").strip().lower() or "auto"
 
 
 # `make test` runs `pytest -n 2 --dist loadgroup` (pytest-xdist) with this scheduler: each test file is one unit of
@@ -91,3 +96,25 @@ def _reset_webflow_state() -> None:
     from webflow.framework import default_session
 
     default_session._sessions.stack.clear()
+    _reset_process_state()
+
+
+def _reset_process_state() -> None:
+    """Process-wide state an earlier test FILE may have left (xdist runs many files in one worker): each test
+    starts as in a fresh process. Modules not loaded yet are not imported (nothing of theirs to reset)."""
+    from webflow.backends import selection
+
+    if selection.get_backend() != _SESSION_BACKEND:   # a test that forced a backend and restored "auto"
+        selection.set_backend(_SESSION_BACKEND)
+    summary = sys.modules.get("webflow.summary.summary_v2")
+    if summary is not None:   # this thread's default writer, step and record_if condition
+        summary._STATE.writer = summary._STATE.step = summary._STATE.is_recording = None
+    keras_backend = sys.modules.get("webflow.keras.backend")
+    if keras_backend is not None:
+        keras_backend.clear_session()   # layer names count from `dense` again, as in tf_keras after clear_session
+    policy = sys.modules.get("webflow.keras.mixed_precision")
+    if policy is not None:
+        policy.set_global_policy(None)
+    shell = sys.modules.get("IPython.core.interactiveshell")
+    if shell is not None and shell.InteractiveShell.initialized():
+        shell.InteractiveShell.clear_instance()   # get_ipython() is None again: no kernel, as in a plain process

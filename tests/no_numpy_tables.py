@@ -25,7 +25,7 @@ TABLES = ("array", "control_flow", "conv", "core", "indexing", "linalg", "logic"
           "image", "parsing", "dataset", "audio", "queue", "tensor_array",
           "candidate_sampling", "rnn_block", "script",
           "depthwise_conv", "stateless_random", "space_batch", "sparse_cross", "numerics", "activation_grad",
-          "bfloat16", "scatter")
+          "bfloat16", "scatter", "assert_print", "dynamic_stitch")
 CASE_LISTS = ("CASES", "MASK_CASES")
 
 

@@ -9,32 +9,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import webflow
 import webflow.compat.v1 as tf
+from tests import fusion_helpers
+from tests.fusion_helpers import bits as _bits
+from tests.fusion_helpers import fused_then_separate
+from tests.fusion_helpers import traced as _traced
 from tests.test_cnn_speed_paths import _conv_reference
 from webflow.runtime import fusion
 
 RNG = np.random.default_rng(11)
 CHANNELS = 32
-
-
-def _traced(sess: tf.Session, fetches: object, feed: dict) -> tuple:
-    """(values, {node name: op type} of the ops that ran)."""
-    metadata = tf.RunMetadata()
-    values = sess.run(fetches, feed, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
-                      run_metadata=metadata)
-    return values, {stat.node_name: stat.op_type for stat in metadata.step_stats.dev_stats}
-
-
-def _bits(array: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(array).view(np.uint8)
-
-
-@pytest.fixture(params=["auto", "numpy"])  # the direct C convolution's epilogue, and NumPy's in-place one
-def backend(request: pytest.FixtureRequest) -> str:
-    webflow.config.set_backend(request.param)
-    yield request.param
-    webflow.config.set_backend("auto")
+backend = fusion_helpers.backend   # the fixture: the direct C convolution's epilogue, and NumPy's in-place one
 
 
 def _conv_chain(bias_op: str, relu: bool) -> tuple:
@@ -146,13 +131,9 @@ def test_a_training_step_is_unchanged_by_fusion(monkeypatch: pytest.MonkeyPatch)
                 sess.run(step, {x: image})
                 return sess.run([loss, b], {x: image})
 
-    state = RNG.bit_generator.state
-    fused = train_once()
-    RNG.bit_generator.state = state
-    monkeypatch.setattr(fusion, "ENABLED", False)
-    separate = train_once()
+    fused, separate = fused_then_separate(train_once, RNG, monkeypatch)
     for a, b in zip(fused, separate):
-        np.testing.assert_array_equal(_bits(np.asarray(a)), _bits(np.asarray(b)))
+        np.testing.assert_array_equal(_bits(a), _bits(b))
 
 
 def test_max_pool_grad_and_relu_grad_fuse_bit_for_bit(backend: str) -> None:

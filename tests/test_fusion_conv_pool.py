@@ -14,31 +14,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import webflow
 import webflow.compat.v1 as tf
-from webflow.runtime import fusion
+from tests import fusion_helpers
+from tests.fusion_helpers import bits as _bits
+from tests.fusion_helpers import fused_then_separate
+from tests.fusion_helpers import traced as _traced
+
+backend = fusion_helpers.backend   # the fixture: "auto" (the C kernels fuse) and "numpy" (every op on its own)
 
 RNG = np.random.default_rng(23)
 CHANNELS = 32
-
-
-def _traced(sess: tf.Session, fetches: object, feed: dict) -> tuple:
-    """(values, {node name: op type} of the steps that ran)."""
-    metadata = tf.RunMetadata()
-    values = sess.run(fetches, feed, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
-                      run_metadata=metadata)
-    return values, {stat.node_name: stat.op_type for stat in metadata.step_stats.dev_stats}
-
-
-def _bits(array: object) -> np.ndarray:
-    return np.ascontiguousarray(np.asarray(array)).view(np.uint8)
-
-
-@pytest.fixture(params=["auto", "numpy"])  # the C kernels fuse; NumPy's run every op on its own
-def backend(request: pytest.FixtureRequest) -> str:
-    webflow.config.set_backend(request.param)
-    yield request.param
-    webflow.config.set_backend("auto")
 
 
 def _window_max(h: np.ndarray, size: int, stride: int, padding: str) -> np.ndarray:
@@ -77,13 +62,11 @@ def test_conv_relu_max_pool_forward(backend: str, size: int, stride: int, paddin
                 values, ran = _traced(sess, [h, pooled], {x: images})
             return values, ran, h.op.name, pooled.op.name
 
-    state = RNG.bit_generator.state
-    (h, pooled), ran, relu_name, pool_name = run()
+    fused, separate = fused_then_separate(run, RNG, monkeypatch)
+    (h, pooled), ran, relu_name, pool_name = fused
     assert ran[relu_name] == "_FusedConv2D" and (pool_name in ran) == (backend == "numpy")  # NumPy: no pooling
     np.testing.assert_array_equal(pooled, _window_max(h, size, stride, padding))
-    RNG.bit_generator.state = state
-    monkeypatch.setattr(fusion, "ENABLED", False)
-    (h_alone, pooled_alone), ran_alone, _, _ = run()
+    (h_alone, pooled_alone), ran_alone, _, _ = separate
     assert ran_alone[pool_name] == "MaxPool"
     np.testing.assert_array_equal(_bits(h), _bits(h_alone))
     np.testing.assert_array_equal(_bits(pooled), _bits(pooled_alone))
@@ -120,13 +103,12 @@ def _first_layer(images: np.ndarray, optimizer: bool, fetch_gradient: bool = Fal
 def test_first_conv_layer_gradient(backend: str, optimizer: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     # 8 x 16 x 16 x 32 floats of output gradient: enough for the C bias Sum (below 64k elements NumPy's runs)
     images = RNG.normal(size=(8, 16, 16, 1)).astype(np.float32)
-    state = RNG.bit_generator.state
-    (d_filter, d_bias), ran = _first_layer(images, optimizer)
+    fused, separate = fused_then_separate(lambda: _first_layer(images, optimizer), RNG, monkeypatch,
+                                          lambda: _first_layer(images, optimizer, fetch_gradient=True))
+    (d_filter, d_bias), ran = fused
     assert ("_FusedConv2DBackpropFilter" in ran.values()) == (backend == "auto")
     assert "Conv2DBackpropFilter" not in ran.values() or backend == "numpy"
-    RNG.bit_generator.state = state
-    monkeypatch.setattr(fusion, "ENABLED", False)
-    (d_filter_alone, d_bias_alone, conv_grad, h), ran_alone = _first_layer(images, optimizer, fetch_gradient=True)
+    (d_filter_alone, d_bias_alone, conv_grad, h), ran_alone = separate
     assert "_FusedConv2DBackpropFilter" not in ran_alone.values()
     np.testing.assert_array_equal(_bits(d_filter), _bits(d_filter_alone))
     np.testing.assert_array_equal(_bits(d_bias), _bits(d_bias_alone))

@@ -12,17 +12,13 @@ import pytest
 
 import webflow
 import webflow.compat.v1 as tf
-from tests.test_fusion import _bits, _traced
+from tests import fusion_helpers
+from tests.fusion_helpers import bits as _bits
+from tests.fusion_helpers import traced as _traced
 from webflow.runtime import fusion
 
 CHANNELS = 32
-
-
-@pytest.fixture(params=["auto", "numpy"])  # the direct C convolution's epilogue, and NumPy's in-place one
-def backend(request: pytest.FixtureRequest) -> str:
-    webflow.config.set_backend(request.param)
-    yield request.param
-    webflow.config.set_backend("auto")
+backend = fusion_helpers.backend   # the fixture: the direct C convolution's epilogue, and NumPy's in-place one
 
 
 def _train_step(batch: int | None, images: np.ndarray, labels: np.ndarray) -> tuple:
@@ -61,8 +57,8 @@ def test_an_unknown_batch_fuses_as_a_known_one_with_the_same_bits(backend: str) 
     assert fused_types <= set(ran_unknown.values()) and fused_types <= set(ran_known.values())
     assert "Relu" not in ran_unknown.values()  # the conv's Relu is part of the fused step
     assert "Conv2D" not in ran_unknown.values()
-    # the conv bias's gradient is a Sum over run-time axes (BroadcastGradientArgs) when the batch is unknown, whose
-    # kernel is chosen without the size (C's column sums, not NumPy's below 64k elements): other bits, with fusion
+    # the bias gradients' Sums have an unknown static size when the batch is unknown, so their kernel is chosen
+    # without the size (C's column sums, not NumPy's below 64k elements): other bits, with fusion
     # or without (the next test compares the fused and separate runs of the unknown-batch graph bit for bit)
     for index, (a, b) in enumerate(zip(unknown, known)):
         if index == 3 and backend == "auto":

@@ -76,6 +76,9 @@ NO_GRADIENT = {
     # optionals (ops/optional_ops.py): optional_grad.py covers FromValue and GetValue only
     **{op: "TF registers none (optional_grad.py): LookupError in TF too"
        for op in ("OptionalNone", "OptionalHasValue")},
+    # assertions and printing (ops/logging_ops.py): no outputs, so never on a gradient's path; TF registers nothing
+    **{op: "TF registers none (logging_ops.py has Print's only): an op with no outputs has nothing to differentiate"
+       for op in ("Assert", "PrintV2")},
 }
 
 

@@ -81,4 +81,11 @@ from webflow import estimator, feature_column
 from webflow import distribute
 from webflow.platform.tf_logging import get_logger
 
+# --- debugging (debugging.py; ops/check_ops.py, rank_checks.py): tf.debugging and TF2's top-level asserts ---
+from webflow import debugging
+from webflow._api_common import print  # noqa: A004 - tf.print
+from webflow.ops.check_ops import assert_equal_v2 as assert_equal, assert_greater_v2 as assert_greater
+from webflow.ops.check_ops import assert_less_v2 as assert_less
+from webflow.ops.rank_checks import assert_rank_v2 as assert_rank
+
 __version__ = "0.1.0"

@@ -49,6 +49,8 @@ from webflow.ops.sequence_ops import one_hot, range
 from webflow.ops.indexing_ops import slice, strided_slice
 from webflow.ops.gather_ops import gather_v2 as gather, gather_nd_v2 as gather_nd, boolean_mask_v2 as boolean_mask
 from webflow.ops.gather_ops import scatter_nd
+from webflow.ops.dynamic_stitch_ops import dynamic_stitch
+from webflow.ops.ensure_shape_ops import ensure_shape  # EnsureShape: static merge + run-time check
 from webflow.ops.manip_ops import (
     identity_n, invert_permutation, reverse, sequence_mask, shape_n, tile,
     expand_dims_v2 as expand_dims, squeeze_v2 as squeeze, transpose_v2 as transpose,
@@ -77,6 +79,10 @@ from webflow.train.module import Module
 # (none shared: TF2 has only tf.random.*, TF1 adds tf.random_normal ...; see the facades)
 
 # --- nn (nn/) ---
+
+# --- assertions and printing (ops/assert_ops.py on ops/logging_ops.py): tf.Assert, tf.print ---
+from webflow.ops.assert_ops import Assert
+from webflow.ops.assert_ops import print_v2 as print  # noqa: A004 - TensorFlow's name
 
 # --- gradient clipping (train/clip_ops.py) ---
 from webflow.train.clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm

@@ -14,6 +14,7 @@ from webflow.ops.logic_ops import (
 )
 from webflow.ops.math_ops import add, add_n, cast, divide, multiply, negative, subtract, truediv
 from webflow.ops.matmul_ops import matmul
+from webflow.ops.order_checks import is_non_decreasing, is_strictly_increasing
 from webflow.ops.sum_mean_ops import reduce_mean, reduce_sum
 from webflow.ops.reduction_ops import (
     argmax, argmin, count_nonzero, cumprod, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
@@ -27,7 +28,8 @@ from webflow.ops.unary_math_ops import (
 __all__ = [
     "abs", "add", "add_n", "argmax", "argmin", "cast", "ceil", "cos", "count_nonzero", "cumprod", "cumsum",
     "divide", "divide_no_nan", "equal", "exp", "floor", "floordiv", "floormod", "greater", "greater_equal",
-    "is_finite", "is_inf", "is_nan", "less", "less_equal", "log", "log1p", "logical_and", "logical_not",
+    "is_finite", "is_inf", "is_nan", "is_non_decreasing", "is_strictly_increasing", "less", "less_equal", "log",
+    "log1p", "logical_and", "logical_not",
     "logical_or", "logical_xor", "matmul", "maximum", "minimum", "mod", "multiply", "negative", "not_equal", "pow",
     "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
     "reduce_prod", "reduce_sum", "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",

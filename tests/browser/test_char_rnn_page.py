@@ -17,13 +17,11 @@ import os
 import sys
 import time
 
-import pytest
 from conftest import require_or_skip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from chromium import chromium_page, unavailable_reason  # noqa: E402
-from static_server import serve  # noqa: E402
+from launch import RECORD_STATES, fail_if_stale, require_chromium, served_page  # noqa: E402
 
 SITE = os.path.join(HERE, "..", "..", "site")
 BUILD = os.path.join(SITE, "_build")
@@ -32,31 +30,15 @@ READY_TIMEOUT_MS = 240_000     # Pyodide boot + wheel install + graph, on a load
 TRAIN_TIMEOUT_MS = 300_000
 STEPS, CHUNK, SAMPLE_EVERY = 60, 5, 30
 
-# Records every data-state the body takes, from the first one on (the page's own script sets them).
-RECORD_STATES = """
-window.__states = [];
-const note = () => {
-  const state = document.body && document.body.dataset.state;
-  if (state && window.__states[window.__states.length - 1] !== state) window.__states.push(state);
-};
-new MutationObserver(note).observe(document, {attributes: true, subtree: true, childList: true,
-                                              attributeFilter: ["data-state"]});
-document.addEventListener("DOMContentLoaded", note);
-"""
-
 
 def _check_build() -> str:
     """The built excerpt's text; skips (fails under WEBFLOW_REQUIRE_BROWSER) without Chromium or the build."""
-    reason = unavailable_reason()
-    if reason:
-        require_or_skip(reason)
+    require_chromium()
     text_path = os.path.join(BUILD, "demo", "char_rnn_text.txt")
     if not os.path.exists(os.path.join(BUILD, "demo", "char_rnn.html")) or not os.path.exists(text_path):
         require_or_skip(f"the site is not built: run `make site` (no {BUILD}/demo/char_rnn.html)")
     for name in OWN_FILES:
-        built = os.path.join(BUILD, "demo", name)
-        if os.path.getmtime(built) < os.path.getmtime(os.path.join(SITE, "demo", name)):
-            pytest.fail(f"site/_build is older than site/demo/{name}: run `make site` again")
+        fail_if_stale(os.path.join(BUILD, "demo", name), os.path.join(SITE, "demo", name), f"site/demo/{name}")
     with open(text_path, encoding="utf-8") as file:
         return file.read()
 
@@ -66,7 +48,7 @@ def test_char_rnn_page_trains_and_samples() -> None:
     vocabulary = set(text)
     uniform_loss = math.log(len(vocabulary))
     query = f"?steps={STEPS}&chunk={CHUNK}&sample_every={SAMPLE_EVERY}"
-    with serve(BUILD) as origin, chromium_page(origin) as (page, log):
+    with served_page(BUILD) as (origin, page, log):
         page.add_init_script(RECORD_STATES)
         started = time.perf_counter()
         page.goto(origin + "/demo/char_rnn.html" + query)

@@ -25,7 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [HERE, os.path.join(ROOT, "lessons")]
 import grade  # noqa: E402
-from chromium import chromium_page, unavailable_reason  # noqa: E402
+from chromium import chromium_page  # noqa: E402
+from launch import require_chromium  # noqa: E402
 from test_jupyterlite import BOOT_TIMEOUT_MS, ERROR_OUTPUT, LESSON_DONE, RUN_TIMEOUT_MS  # noqa: E402
 
 SITE = os.environ.get("WEBFLOW_LITE_SITE", os.path.join(ROOT, "site", "_build", "lite"))
@@ -56,9 +57,7 @@ def http_server(folder: str) -> Iterator[str]:
 def test_a_student_runs_downloads_and_hands_in_a_set(tmp_path) -> None:
     if not os.path.exists(os.path.join(SITE, "files", "classroom", SET)):
         require_or_skip(f"no classroom set in the JupyterLite site at {SITE}: run `make site`")
-    reason = unavailable_reason()
-    if reason:
-        require_or_skip(reason)
+    require_chromium()
     with http_server(os.path.dirname(os.path.abspath(SITE))) as origin, chromium_page(origin) as (page, log):
         try:
             page.goto(f"{origin}/lite/lab/index.html?path=classroom/{SET}", timeout=BOOT_TIMEOUT_MS)

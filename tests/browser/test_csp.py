@@ -29,8 +29,7 @@ from conftest import require_or_skip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from chromium import chromium_page, unavailable_reason  # noqa: E402
-from static_server import serve  # noqa: E402
+from launch import fail_if_stale, require_chromium, served_page  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lab"))
 from notebook_ui import NotebookUI  # noqa: E402
@@ -88,15 +87,12 @@ def test_every_page_of_the_site_allows_only_its_own_origin():
 
 
 def _check_build() -> None:
-    reason = unavailable_reason()
-    if reason:
-        require_or_skip(reason)
+    require_chromium()
     for page in PAGES:
         built = os.path.join(BUILD, page)
         if not os.path.exists(built):
             require_or_skip(f"the site is not built: run `make site` (no {built})")
-        if os.path.getmtime(built) < os.path.getmtime(os.path.join(SITE, page)):
-            pytest.fail(f"site/_build is older than site/{page}: run `make site` again")
+        fail_if_stale(built, os.path.join(SITE, page), f"site/{page}")
         assert _policy(built) == _policy(os.path.join(SITE, page))
 
 
@@ -129,7 +125,7 @@ def _wait_until_working(page, path: str) -> None:
 @pytest.mark.parametrize("path", PAGES)
 def test_off_origin_fetch_and_image_are_refused_and_the_page_works(path):
     _check_build()
-    with serve(BUILD) as origin, chromium_page(origin, bypass_csp=False) as (page, log):
+    with served_page(BUILD, bypass_csp=False) as (origin, page, log):
         page.goto(f"{origin}/{path}")
         _wait_until_working(page, path)
         outcome = page.evaluate(PROBE)
@@ -157,9 +153,7 @@ def _lite_pages() -> list:
 
 
 def _check_lite_build() -> None:
-    reason = unavailable_reason()
-    if reason:
-        require_or_skip(reason)
+    require_chromium()
     if not os.path.exists(os.path.join(LITE, "lab", "index.html")):
         require_or_skip(f"JupyterLite site not built at {LITE}: run `make site`")
 
@@ -184,7 +178,7 @@ def test_every_jupyterlite_page_allows_only_its_own_origin_and_its_own_inline_sc
 
 def test_jupyterlite_under_its_policy_runs_a_cell_and_refuses_off_origin_requests():
     _check_lite_build()
-    with serve(LITE) as origin, chromium_page(origin, bypass_csp=False) as (page, log):
+    with served_page(LITE, bypass_csp=False) as (origin, page, log):
         page.goto(f"{origin}/lab/index.html?path={LESSON}", timeout=READY_TIMEOUT_MS)
         page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=READY_TIMEOUT_MS)
         notebook = NotebookUI(page, timeout_ms=READY_TIMEOUT_MS)

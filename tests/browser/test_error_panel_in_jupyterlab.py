@@ -8,23 +8,14 @@ Screenshots go to $WEBFLOW_ARTIFACTS or tests/lab/artifacts/issue31/.
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 import time
 
 import pytest
-from conftest import require_or_skip
+from launch import TESTS, lab_page, require_jupyterlab, write_notebook
+from notebook_ui import NotebookUI
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-LAB_TESTS = os.path.join(os.path.dirname(HERE), "lab")
-sys.path.insert(0, HERE)
-sys.path.insert(0, LAB_TESTS)
-import chromium  # noqa: E402
-from lab_server import BUILT, jupyterlab_server  # noqa: E402
-from notebook_ui import NotebookUI, lab_environment, notebook_json  # noqa: E402
-
-ARTIFACTS = os.path.join(os.environ.get("WEBFLOW_ARTIFACTS") or os.path.join(LAB_TESTS, "artifacts"), "issue31")
+ARTIFACTS = os.path.join(os.environ.get("WEBFLOW_ARTIFACTS") or os.path.join(TESTS, "lab", "artifacts"), "issue31")
 SETUP = "%load_ext webflow.lab\nimport webflow.compat.v1 as tf\ntf.disable_v2_behavior()\n"
 FAILING = ("w = tf.constant([[1.0, 2.0], [3.0, 4.0]])\nprint('built w')\n"
            "z = tf.matmul(tf.constant([[1.0, 2.0, 3.0]]), w)\n")
@@ -43,9 +34,11 @@ loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y_, logi
 train = tf.train.AdamOptimizer(1e-4).minimize(loss)
 tf.get_default_graph()
 """
-# the LSTM language model of the lessons, unrolled (static_rnn, 20 steps, 2 layers): ~4,700 ops
-LSTM = """tf.reset_default_graph()
-vocab, hidden, steps = 65, 128, 20
+def lstm_program(steps: int) -> str:
+    """The lessons' LSTM language model unrolled over `steps` (static_rnn, 2 layers, clipped Adam): 20 steps make
+    ~4,700 ops, 5 steps ~1,400."""
+    return f"""tf.reset_default_graph()
+vocab, hidden, steps = 65, 128, {steps}
 ids = tf.placeholder(tf.int32, [None, steps]); targets = tf.placeholder(tf.int32, [None, steps])
 inputs = tf.nn.embedding_lookup(tf.get_variable("embedding", [vocab, hidden]), ids)
 cells = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(hidden) for _ in range(2)])
@@ -56,6 +49,9 @@ grads, _ = tf.clip_by_global_norm(tf.gradients(loss, tf.trainable_variables()), 
 train = tf.train.AdamOptimizer(0.002).apply_gradients(zip(grads, tf.trainable_variables()))
 tf.get_default_graph()
 """
+
+
+LSTM = lstm_program(20)   # ~4,700 ops
 MARK_COLUMNS = """out => {
   const pre = out.querySelector('.wf-error-code');
   const range = document.createRange();
@@ -69,29 +65,13 @@ SMALLEST_LABEL = """out => Math.min(...[...out.querySelectorAll(
   .map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))"""
 
 
-def _require_everything() -> None:
-    reason = chromium.unavailable_reason()
-    if reason:
-        require_or_skip(reason)
-    if not os.path.exists(os.path.join(BUILT, "static", "style.js")):
-        require_or_skip("webflow/lab/labextension is not built (make labext)")
-    for module in ("jupyterlab", "ipykernel"):
-        try:
-            __import__(module)
-        except ImportError:
-            require_or_skip(f"{module} is not installed (pip install '.[browser]')")
-
-
 def test_one_error_panel_and_a_readable_large_graph(tmp_path: pytest.TempPathFactory) -> None:
-    _require_everything()
+    require_jupyterlab()
     start = time.perf_counter()
     os.makedirs(ARTIFACTS, exist_ok=True)
     root = str(tmp_path / "notebooks")
-    os.makedirs(root)
-    with open(os.path.join(root, "errors.ipynb"), "w") as f:
-        json.dump(notebook_json([SETUP, FAILING, DEEP_MNIST, LSTM]), f)
-    with jupyterlab_server(root, extra_env=lab_environment(str(tmp_path))) as url, \
-            chromium.chromium_page(url, viewport={"width": 1400, "height": 1000}) as (page, log):
+    write_notebook(root, "errors.ipynb", [SETUP, FAILING, DEEP_MNIST, LSTM])
+    with lab_page(root, tmp_path) as (url, page, log):
         page.goto(url + "/lab/tree/errors.ipynb", timeout=180_000)
         notebook = NotebookUI(page)
         try:

@@ -5,49 +5,25 @@ unrolled over 5 steps (~1,400 ops) are drawn as <= 40 boxes with labels >= 11 px
 scrolls the notebook, not the graph.
 
 The built site (site/_build/lite, `make site`) is served with the current sources laid over it by URL mounts, as
-test_tensorboard_panel_in_jupyterlite.py lays them (its `_overlay`: this checkout's wheel, the built extension, the
+test_tensorboard_panel_in_jupyterlite.py lays them (launch.lite_overlay: this checkout's wheel, the built extension, the
 notebook). The screenshot goes to tests/lab/artifacts/issue31/.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import time
 
-from conftest import require_or_skip
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-TESTS = os.path.dirname(HERE)
-for folder in (HERE, os.path.join(TESTS, "lab"), os.path.join(TESTS, "pyodide")):
-    sys.path.insert(0, folder)
-import chromium  # noqa: E402
-from lab_server import BUILT  # noqa: E402
-from notebook_ui import NotebookUI  # noqa: E402
-from static_server import serve  # noqa: E402
-from test_error_panel_in_jupyterlab import DEEP_MNIST, SMALLEST_LABEL  # noqa: E402
-from test_tensorboard_panel_in_jupyterlite import SITE, _overlay  # noqa: E402
-from wheels import WheelUnavailable, build_webflow_wheel  # noqa: E402
+from launch import LITE_NOTEBOOK, TESTS, lite_overlay, lite_page, require_lite_site
+from notebook_ui import NotebookUI
+from test_error_panel_in_jupyterlab import DEEP_MNIST, FAILING, MARK_COLUMNS, SMALLEST_LABEL, lstm_program
 
 ARTIFACTS = os.path.join(os.environ.get("WEBFLOW_ARTIFACTS") or os.path.join(TESTS, "lab", "artifacts"), "issue31")
 CELLS = ["import webflow.lab\nimport webflow.compat.v1 as tf\ntf.disable_v2_behavior()\n",
          "%load_ext webflow.lab\n",
-         "w = tf.constant([[1.0, 2.0], [3.0, 4.0]])\nprint('built w')\n"
-         "z = tf.matmul(tf.constant([[1.0, 2.0, 3.0]]), w)\n",
+         FAILING,
          DEEP_MNIST,
-         # the lessons' LSTM language model unrolled over 5 steps (static_rnn, 2 layers, clipped Adam): ~1,400 ops
-         """tf.reset_default_graph()
-vocab, hidden, steps = 65, 128, 5
-ids = tf.placeholder(tf.int32, [None, steps]); targets = tf.placeholder(tf.int32, [None, steps])
-inputs = tf.nn.embedding_lookup(tf.get_variable("embedding", [vocab, hidden]), ids)
-cells = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(hidden) for _ in range(2)])
-outputs, state = tf.nn.static_rnn(cells, tf.unstack(inputs, axis=1), dtype=tf.float32)
-logits = tf.layers.dense(tf.reshape(tf.stack(outputs, axis=1), [-1, hidden]), vocab)
-loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.reshape(targets, [-1]), logits=logits))
-grads, _ = tf.clip_by_global_norm(tf.gradients(loss, tf.trainable_variables()), 5.0)
-train = tf.train.AdamOptimizer(0.002).apply_gradients(zip(grads, tf.trainable_variables()))
-tf.get_default_graph()
-"""]
+         lstm_program(5)]   # ~1,400 ops
 SCROLL_TOP = """out => {  // the notebook's scrolling element: the nearest scrollable ancestor of the graph
   let el = out.querySelector('.wf-graph-svg').parentElement;
   while (el && !(el.scrollHeight > el.clientHeight && /(auto|scroll)/.test(getComputedStyle(el).overflowY))) {
@@ -55,34 +31,16 @@ SCROLL_TOP = """out => {  // the notebook's scrolling element: the nearest scrol
   }
   return el ? el.scrollTop : -1;
 }"""
-MARK_COLUMNS = """out => {
-  const pre = out.querySelector('.wf-error-code');
-  const range = document.createRange();
-  range.setStart(pre.firstChild, 0); range.setEnd(pre.firstChild, 1);
-  const first = range.getBoundingClientRect();
-  return [...pre.querySelectorAll('mark')].map((m) => (m.getBoundingClientRect().left - first.left) / first.width);
-}"""
 
 
 def test_one_error_panel_in_jupyterlite(tmp_path) -> None:
-    if not os.path.exists(os.path.join(SITE, "lab", "index.html")):
-        require_or_skip(f"JupyterLite site not built at {SITE}: run `make site`")
-    reason = chromium.unavailable_reason()
-    if reason:
-        require_or_skip(reason)
-    if not os.path.exists(os.path.join(BUILT, "static", "style.js")):
-        require_or_skip("webflow/lab/labextension is not built (make labext)")
     start = time.perf_counter()
-    try:
-        wheel = build_webflow_wheel(str(tmp_path / "wheel"))
-    except WheelUnavailable as error:
-        require_or_skip(f"no webflow wheel: {error}")
-    mounts = _overlay(str(tmp_path / "overlay"), CELLS, wheel)
+    wheel = require_lite_site(tmp_path / "wheel")
+    mounts = lite_overlay(str(tmp_path / "overlay"), CELLS, wheel)
     os.makedirs(ARTIFACTS, exist_ok=True)
-    with serve(mounts) as origin, \
-            chromium.chromium_page(origin, viewport={"width": 1400, "height": 1000}) as (page, log):
+    with lite_page(mounts) as (origin, page, log):
         try:
-            page.goto(origin + "/lab/index.html?path=board.ipynb", timeout=180_000)
+            page.goto(origin + LITE_NOTEBOOK, timeout=180_000)
             notebook = NotebookUI(page)
             notebook.wait_idle()
             for index in range(3):

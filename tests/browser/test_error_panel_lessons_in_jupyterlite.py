@@ -12,22 +12,10 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import time
 
 import pytest
-from conftest import require_or_skip
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-TESTS = os.path.dirname(HERE)
-REPO = os.path.dirname(TESTS)
-for folder in (HERE, os.path.join(TESTS, "lab"), os.path.join(TESTS, "pyodide")):
-    sys.path.insert(0, folder)
-import chromium  # noqa: E402
-from lab_server import BUILT  # noqa: E402
-from static_server import serve  # noqa: E402
-from test_tensorboard_panel_in_jupyterlite import SITE, _overlay  # noqa: E402
-from wheels import WheelUnavailable, build_webflow_wheel  # noqa: E402
+from launch import REPO, lite_overlay, lite_page, require_lite_site
 
 BOOT_TIMEOUT_MS = 240_000
 RUN_TIMEOUT_MS = 300_000
@@ -49,23 +37,13 @@ LESSON_DONE = """(errorSelector) => {
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> str:
-    if not os.path.exists(os.path.join(SITE, "lab", "index.html")):
-        require_or_skip(f"JupyterLite site not built at {SITE}: run `make site`")
-    reason = chromium.unavailable_reason()
-    if reason:
-        require_or_skip(reason)
-    if not os.path.exists(os.path.join(BUILT, "static", "style.js")):
-        require_or_skip("webflow/lab/labextension is not built (make labext)")
-    try:
-        return build_webflow_wheel(str(tmp_path_factory.mktemp("wheel")))
-    except WheelUnavailable as error:
-        require_or_skip(f"no webflow wheel: {error}")
+    return require_lite_site(tmp_path_factory.mktemp("wheel"))
 
 
 def _mounts(work: str, wheel: str, lesson: str) -> dict:
     """The built site with this checkout's wheel, extension and lesson over it (the site's own file listing and
     the lessons' helper files stay those of the build)."""
-    mounts = _overlay(work, [], wheel)
+    mounts = lite_overlay(work, [], wheel)
     del mounts["/files/"], mounts["/api/contents/"]
     mounts[f"/files/{lesson}/"] = os.path.join(REPO, "lessons", lesson)
     return mounts
@@ -80,8 +58,7 @@ def test_a_lesson_run_logs_no_error_and_no_404(lesson: str, wheel: str, tmp_path
         if response.status >= 400:
             failed.append(f"{response.status} {response.url}")
 
-    with serve(_mounts(str(tmp_path), wheel, lesson)) as origin, \
-            chromium.chromium_page(origin, viewport={"width": 1400, "height": 1000}) as (page, log):
+    with lite_page(_mounts(str(tmp_path), wheel, lesson)) as (origin, page, log):
         page.context.on("response", on_response)
         try:
             page.goto(f"{origin}/lab/index.html?path={lesson}", timeout=BOOT_TIMEOUT_MS)

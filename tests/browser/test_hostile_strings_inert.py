@@ -7,23 +7,17 @@ no <img src=x> or injected <script> exists anywhere in the page, and window.__pw
 
 from __future__ import annotations
 
-import json
-import os
-import sys
-
 import pytest
-from conftest import require_or_skip
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-TESTS = os.path.dirname(HERE)
-for folder in (HERE, os.path.join(TESTS, "lab"), os.path.join(TESTS, "pyodide")):
-    sys.path.insert(0, folder)
-import chromium  # noqa: E402
-from lab_server import BUILT, jupyterlab_server  # noqa: E402
-from notebook_ui import NotebookUI, lab_environment, notebook_json  # noqa: E402
-from static_server import serve  # noqa: E402
-from test_tensorboard_panel_in_jupyterlite import SITE, _overlay  # noqa: E402
-from wheels import WheelUnavailable, build_webflow_wheel  # noqa: E402
+from launch import (
+    LITE_NOTEBOOK,
+    lab_page,
+    lite_overlay,
+    lite_page,
+    require_jupyterlab,
+    require_lite_site,
+    write_notebook,
+)
+from notebook_ui import NotebookUI
 
 PAYLOAD = "<img src=x onerror=window.__pwned=1><script>window.__pwned=2</script>"
 CELLS = [
@@ -66,41 +60,17 @@ def _run_and_check(page, log) -> None:
         raise
 
 
-def _require_browser() -> None:
-    reason = chromium.unavailable_reason()
-    if reason:
-        require_or_skip(reason)
-    if not os.path.exists(os.path.join(BUILT, "static", "style.js")):
-        require_or_skip("webflow/lab/labextension is not built (make labext)")
-
-
 def test_hostile_strings_are_text_in_jupyterlab(tmp_path: pytest.TempPathFactory) -> None:
-    _require_browser()
-    for module in ("jupyterlab", "ipykernel"):
-        try:
-            __import__(module)
-        except ImportError:
-            require_or_skip(f"{module} is not installed (pip install '.[browser]')")
+    require_jupyterlab()
     root = str(tmp_path / "notebooks")
-    os.makedirs(root)
-    with open(os.path.join(root, "hostile.ipynb"), "w") as f:
-        json.dump(notebook_json(CELLS), f)
-    with jupyterlab_server(root, extra_env=lab_environment(str(tmp_path))) as url, \
-            chromium.chromium_page(url, viewport={"width": 1400, "height": 1000}) as (page, log):
+    write_notebook(root, "hostile.ipynb", CELLS)
+    with lab_page(root, tmp_path) as (url, page, log):
         page.goto(url + "/lab/tree/hostile.ipynb", timeout=180_000)
         _run_and_check(page, log)
 
 
 def test_hostile_strings_are_text_in_jupyterlite(tmp_path: pytest.TempPathFactory) -> None:
-    _require_browser()
-    if not os.path.exists(os.path.join(SITE, "lab", "index.html")):
-        require_or_skip(f"JupyterLite site not built at {SITE}: run `make site`")
-    try:
-        wheel = build_webflow_wheel(str(tmp_path / "wheel"))
-    except WheelUnavailable as error:
-        require_or_skip(f"no webflow wheel: {error}")
-    mounts = _overlay(str(tmp_path / "overlay"), CELLS, wheel)
-    with serve(mounts) as origin, \
-            chromium.chromium_page(origin, viewport={"width": 1400, "height": 1000}) as (page, log):
-        page.goto(origin + "/lab/index.html?path=board.ipynb", timeout=180_000)
+    wheel = require_lite_site(tmp_path / "wheel")
+    with lite_page(lite_overlay(str(tmp_path / "overlay"), CELLS, wheel)) as (origin, page, log):
+        page.goto(origin + LITE_NOTEBOOK, timeout=180_000)
         _run_and_check(page, log)

@@ -24,8 +24,7 @@ from conftest import require_or_skip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from chromium import chromium_page, unavailable_reason  # noqa: E402
-from static_server import serve  # noqa: E402
+from launch import require_chromium, served_page  # noqa: E402
 
 SITE = os.environ.get("WEBFLOW_LITE_SITE", os.path.join(HERE, "..", "..", "site", "_build", "lite"))
 BOOT_TIMEOUT_MS = 240_000  # the kernel loads ~18 MB of Pyodide, ipython and jedi; slow on a busy machine
@@ -144,11 +143,9 @@ def _mounts(lesson: str, work: str) -> dict:
 def test_lesson_runs_in_jupyterlite_offline(lesson: str, tmp_path) -> None:
     if not os.path.exists(os.path.join(SITE, "lab", "index.html")):
         require_or_skip(f"JupyterLite site not built at {SITE}: run `make site` (or python site/build_lite.py WHEEL)")
-    reason = unavailable_reason()
-    if reason:
-        require_or_skip(reason)
+    require_chromium()
 
-    with serve(_mounts(lesson, str(tmp_path))) as origin, chromium_page(origin) as (page, log):
+    with served_page(_mounts(lesson, str(tmp_path))) as (origin, page, log):
         try:
             started = time.perf_counter()
             page.goto(f"{origin}/lab/index.html?path={lesson}", timeout=BOOT_TIMEOUT_MS)

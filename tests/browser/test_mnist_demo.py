@@ -16,13 +16,11 @@ import re
 import sys
 import time
 
-import pytest
 from conftest import require_or_skip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from chromium import chromium_page, unavailable_reason  # noqa: E402
-from static_server import serve  # noqa: E402
+from launch import RECORD_STATES, fail_if_stale, require_chromium, served_page  # noqa: E402
 
 SITE = os.path.join(HERE, "..", "..", "site")
 BUILD = os.path.join(SITE, "_build")
@@ -35,30 +33,14 @@ STROKES = {
     "7": [(70, 50), (210, 50), (160, 140), (120, 240)],
 }
 
-# Records every data-state the body takes, from the first one on (the page's own script sets them).
-RECORD_STATES = """
-window.__states = [];
-const note = () => {
-  const state = document.body && document.body.dataset.state;
-  if (state && window.__states[window.__states.length - 1] !== state) window.__states.push(state);
-};
-new MutationObserver(note).observe(document, {attributes: true, subtree: true, childList: true,
-                                              attributeFilter: ["data-state"]});
-document.addEventListener("DOMContentLoaded", note);
-"""
-
 
 def _check_build() -> None:
-    reason = unavailable_reason()
-    if reason:
-        require_or_skip(reason)
+    require_chromium()
     if not os.path.exists(os.path.join(BUILD, "demo", "mnist.html")) or not os.path.exists(
             os.path.join(BUILD, "pyodide", "pyodide.mjs")):
         require_or_skip(f"the site is not built: run `make site` (no {BUILD}/demo/mnist.html or pyodide/)")
     for name in os.listdir(os.path.join(SITE, "demo")):
-        built = os.path.join(BUILD, "demo", name)
-        if os.path.exists(built) and os.path.getmtime(built) < os.path.getmtime(os.path.join(SITE, "demo", name)):
-            pytest.fail(f"site/_build is older than site/demo/{name}: run `make site` again")
+        fail_if_stale(os.path.join(BUILD, "demo", name), os.path.join(SITE, "demo", name), f"site/demo/{name}")
 
 
 def _draw(page, points: list[tuple[int, int]]) -> None:
@@ -88,7 +70,7 @@ def _check_mnist_framing(pixels: list[float], digit: str) -> None:
 
 def test_mnist_page_trains_and_reads_drawn_digits() -> None:
     _check_build()
-    with serve(BUILD) as origin, chromium_page(origin) as (page, log):
+    with served_page(BUILD) as (origin, page, log):
         page.add_init_script(RECORD_STATES)
         started = time.perf_counter()
         page.goto(origin + "/demo/mnist.html")

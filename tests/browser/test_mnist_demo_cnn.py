@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 import time
 
-from chromium import chromium_page
-from static_server import serve
+from launch import served_page
 from test_mnist_demo import BUILD, READY_TIMEOUT_MS, STROKES, TRAIN_TIMEOUT_MS, _check_build, _draw
 
 MIN_ACCURACY = 98.0
@@ -26,7 +25,7 @@ WAIT_READY = "document.body.dataset.state === 'ready' || /Error/.test(status.tex
 
 def test_conv_net_is_chosen_on_the_page_and_trains() -> None:
     _check_build()
-    with serve(BUILD) as origin, chromium_page(origin) as (page, log):
+    with served_page(BUILD) as (origin, page, log):
         page.goto(origin + "/demo/mnist.html")
         page.wait_for_function(WAIT_READY, timeout=READY_TIMEOUT_MS)
         assert page.locator("body").get_attribute("data-model") == "mlp"

@@ -19,13 +19,12 @@ from test_mnist_demo import BUILD, READY_TIMEOUT_MS, _check_build
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from chromium import chromium_page  # noqa: E402
-from static_server import serve  # noqa: E402
+from launch import served_page  # noqa: E402
 
 
 def test_mnist_page_trains_through_tf_data() -> None:
     _check_build()
-    with serve(BUILD) as origin, chromium_page(origin) as (page, log):
+    with served_page(BUILD) as (origin, page, log):
         started = time.perf_counter()
         page.goto(origin + "/demo/mnist.html?input=tfdata")
         page.wait_for_function("document.body.dataset.state === 'ready' || /Error/.test(status.textContent)",

@@ -28,8 +28,7 @@ from conftest import require_or_skip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from chromium import chromium_page, unavailable_reason  # noqa: E402
-from static_server import serve  # noqa: E402
+from launch import RECORD_STATES, fail_if_stale, require_chromium, served_page  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 SITE = os.path.join(REPO, "site")
@@ -57,18 +56,6 @@ ops = [{"name": op.name, "inputs": [t.op.name for t in op.inputs]} for op in tf.
 print("RESULT:" + json.dumps({"stdout": printed.getvalue(), "ops": ops, "error": error}))
 """
 
-# Records every data-state the body takes, from the first one on (the page's own script sets them).
-RECORD_STATES = """
-window.__states = [];
-const note = () => {
-  const state = document.body && document.body.dataset.state;
-  if (state && window.__states[window.__states.length - 1] !== state) window.__states.push(state);
-};
-new MutationObserver(note).observe(document, {attributes: true, subtree: true, childList: true,
-                                              attributeFilter: ["data-state"]});
-document.addEventListener("DOMContentLoaded", note);
-"""
-
 
 def run_oracle(example: str, python: str = sys.executable, module: str = "webflow.compat.v1") -> dict:
     env = {**os.environ, "PYTHONPATH": REPO, "TF_CPP_MIN_LOG_LEVEL": "3", "OPENBLAS_NUM_THREADS": "1"}
@@ -94,9 +81,7 @@ def shapes_in(message: str) -> list[str]:
 
 
 def _check_build() -> None:
-    reason = unavailable_reason()
-    if reason:
-        require_or_skip(reason)
+    require_chromium()
     pages = ("index.html", "webflow-graph.js", "webflow-graph.css")
     needed = [os.path.join(BUILD, "playground", name) for name in pages]
     needed.append(os.path.join(BUILD, "pyodide", "pyodide.mjs"))
@@ -107,15 +92,14 @@ def _check_build() -> None:
         for name in names:
             source = os.path.join(folder, name)
             built = os.path.join(BUILD, "playground", os.path.relpath(source, PLAYGROUND))
-            if os.path.exists(built) and os.path.getmtime(built) < os.path.getmtime(source):
-                pytest.fail(f"site/_build is older than {os.path.relpath(source, REPO)}: run `make site` again")
+            fail_if_stale(built, source, os.path.relpath(source, REPO))
 
 
 @pytest.fixture(scope="module")
 def playground():
     """The page, loaded and ready; yields (page, log, seconds from goto to ready)."""
     _check_build()
-    with serve(BUILD) as origin, chromium_page(origin) as (page, log):
+    with served_page(BUILD) as (origin, page, log):
         page.add_init_script(RECORD_STATES)
         started = time.perf_counter()
         page.goto(origin + "/playground/index.html")

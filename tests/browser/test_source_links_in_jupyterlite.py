@@ -20,8 +20,7 @@ from conftest import require_or_skip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from chromium import chromium_page, unavailable_reason  # noqa: E402
-from static_server import serve  # noqa: E402
+from launch import require_chromium, served_page  # noqa: E402
 from test_source_links import chapter_symbols  # noqa: E402
 
 SITE = os.environ.get("WEBFLOW_SITE", os.path.join(HERE, "..", "..", "site", "_build"))
@@ -36,10 +35,8 @@ def test_a_lessons_links_open_the_sites_source_pages_at_the_line() -> None:
     for needed in ("lite/lab/index.html", "source/index.html"):
         if not os.path.exists(os.path.join(SITE, needed)):
             require_or_skip(f"the site is not built (no {needed} in {SITE}): run `make site`")
-    reason = unavailable_reason()
-    if reason:
-        require_or_skip(reason)
-    with serve(SITE) as origin, chromium_page(origin) as (page, log):
+    require_chromium()
+    with served_page(SITE) as (origin, page, log):
         page.goto(f"{origin}/lite/lab/index.html?path={LESSON}", timeout=TIMEOUT_MS)
         page.wait_for_selector('.jp-Notebook-ExecutionIndicator[data-status="idle"]', timeout=TIMEOUT_MS)
         page.click(".jp-Notebook .jp-CodeCell .cm-content")   # focus the notebook, then Run All (as a learner)

@@ -12,23 +12,15 @@ Screenshots go to $WEBFLOW_ARTIFACTS or tests/lab/artifacts/tensorboard/.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 
 import pytest
-from conftest import require_or_skip
+from launch import HERE, REPO, TESTS, lab_page, require_jupyterlab, write_notebook
+from notebook_ui import NotebookUI
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-LAB_TESTS = os.path.join(os.path.dirname(HERE), "lab")
-sys.path.insert(0, HERE)
-sys.path.insert(0, LAB_TESTS)
-import chromium  # noqa: E402
-from lab_server import BUILT, jupyterlab_server  # noqa: E402
-from notebook_ui import REPO, NotebookUI, lab_environment, notebook_json  # noqa: E402
-
-ARTIFACTS = os.path.join(os.environ.get("WEBFLOW_ARTIFACTS") or os.path.join(LAB_TESTS, "artifacts"), "tensorboard")
+ARTIFACTS = os.path.join(os.environ.get("WEBFLOW_ARTIFACTS") or os.path.join(TESTS, "lab", "artifacts"), "tensorboard")
 XSS = "<img src=x onerror=window.__pwned=1>"
 LIVE_STEPS = 25
 
@@ -72,19 +64,6 @@ LINES = """out => [...out.querySelectorAll('.wf-tb-smoothed')].map(l => [l.getAt
   l.getAttribute('points').trim().split(/\\s+/).length])"""
 
 
-def _require_everything() -> None:
-    reason = chromium.unavailable_reason()
-    if reason:
-        require_or_skip(reason)
-    if not os.path.exists(os.path.join(BUILT, "static", "style.js")):
-        require_or_skip("webflow/lab/labextension is not built (make labext)")
-    for module in ("jupyterlab", "ipykernel"):
-        try:
-            __import__(module)
-        except ImportError:
-            require_or_skip(f"{module} is not installed (pip install '.[browser]')")
-
-
 def _tensorflow_run(logdir: str) -> bool:
     """A run written by real TensorFlow into logdir (skipped without the oracle venv)."""
     if not os.environ.get("WEBFLOW_TF_PYTHON"):
@@ -97,17 +76,15 @@ def _tensorflow_run(logdir: str) -> bool:
 
 
 def test_tensorboard_panel_in_jupyterlab(tmp_path: pytest.TempPathFactory) -> None:
-    _require_everything()
+    require_jupyterlab()
     start = time.perf_counter()
     os.makedirs(ARTIFACTS, exist_ok=True)
     root = str(tmp_path / "notebooks")
     os.makedirs(root)
     with_tensorflow = _tensorflow_run(os.path.join(root, "logs", "tensorflow"))
-    with open(os.path.join(root, "board.ipynb"), "w") as f:
-        json.dump(notebook_json([WRITE, LIVE]), f)
+    write_notebook(root, "board.ipynb", [WRITE, LIVE])
     timings = {"tensorflow run": time.perf_counter() - start}
-    with jupyterlab_server(root, extra_env=lab_environment(str(tmp_path))) as url, \
-            chromium.chromium_page(url, viewport={"width": 1400, "height": 1000}) as (page, log):
+    with lab_page(root, tmp_path) as (url, page, log):
         page.goto(url + "/lab/tree/board.ipynb", timeout=180_000)
         notebook = NotebookUI(page)
         notebook.wait_idle()

@@ -10,29 +10,20 @@ travel inside the notebook's cell (base64), which writes them into Pyodide's fil
 from __future__ import annotations
 
 import base64
-import hashlib
-import json
 import os
 import sys
 import time
 
-from conftest import require_or_skip
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
-for folder in (HERE, os.path.join(TESTS, "lab"), os.path.join(TESTS, "pyodide"), os.path.join(TESTS, "summary")):
-    sys.path.insert(0, folder)
-import chromium  # noqa: E402
-from lab_server import BUILT  # noqa: E402
+sys.path.insert(0, os.path.join(TESTS, "summary"))
+from launch import lite_overlay, lite_page, require_lite_site  # noqa: E402
 from notebook_ui import NotebookUI  # noqa: E402
-from static_server import serve  # noqa: E402
 from summary_oracle import TF_PYTHON, run_oracle  # noqa: E402
-from wheels import WheelUnavailable, build_webflow_wheel  # noqa: E402
 
 import webflow as wf  # noqa: E402
 from webflow.summary import summary_v2  # noqa: E402
 
-SITE = os.environ.get("WEBFLOW_LITE_SITE", os.path.join(TESTS, "..", "site", "_build", "lite"))
 ARTIFACTS = os.path.join(os.environ.get("WEBFLOW_ARTIFACTS") or os.path.join(TESTS, "lab", "artifacts"), "tensorboard")
 XSS = "<img src=x onerror=window.__pwned=1>"
 TF_RUN = """
@@ -80,66 +71,13 @@ def _cells(files: dict) -> list[str]:
     return [write, "%load_ext webflow.lab\n%tensorboard --logdir /tmp/logs\n"]
 
 
-def _overlay(work: str, cells: list[str], wheel: str) -> dict:
-    """URL mounts laying the notebook, the wheel + lock and the built extension over the built site."""
-    files, contents = os.path.join(work, "files"), os.path.join(work, "contents")
-    os.makedirs(files)
-    os.makedirs(contents)
-    kernelspec = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
-    text = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": kernelspec},
-                       "cells": [{"cell_type": "code", "id": f"cell{i}", "execution_count": None, "metadata": {},
-                                  "source": cell, "outputs": []} for i, cell in enumerate(cells)]})
-    with open(os.path.join(files, "board.ipynb"), "w") as f:
-        f.write(text)
-    stamp = "2026-01-01T00:00:00Z"
-    entry = {"name": "board.ipynb", "path": "board.ipynb", "type": "notebook", "format": None, "mimetype": None,
-             "content": None, "size": len(text), "writable": True, "created": stamp, "last_modified": stamp,
-             "hash": None, "hash_algorithm": None}
-    with open(os.path.join(contents, "all.json"), "w") as f:
-        json.dump({"name": "", "path": "", "type": "directory", "format": "json", "mimetype": None, "size": None,
-                   "writable": True, "created": stamp, "last_modified": stamp, "hash": None, "hash_algorithm": None,
-                   "content": [entry]}, f)
-    with open(os.path.join(SITE, "static", "pyodide", "pyodide-lock.json")) as f:
-        lock = json.load(f)
-    with open(wheel, "rb") as f:
-        lock["packages"]["webflow"]["sha256"] = hashlib.sha256(f.read()).hexdigest()
-    lock_path = os.path.join(work, "pyodide-lock.json")
-    with open(lock_path, "w") as f:
-        json.dump(lock, f)
-    with open(os.path.join(SITE, "jupyter-lite.json")) as f:
-        config = json.load(f)
-    with open(os.path.join(BUILT, "package.json")) as f:
-        build = json.load(f)["jupyterlab"]["_build"]
-    data = config["jupyter-config-data"]
-    data["federated_extensions"] = [e for e in data["federated_extensions"] if e["name"] != "webflow-lab"]
-    data["federated_extensions"].append({"name": "webflow-lab", **build})
-    config_path = os.path.join(work, "jupyter-lite.json")
-    with open(config_path, "w") as f:
-        json.dump(config, f)
-    wheel_url = "/static/pyodide/" + lock["packages"]["webflow"]["file_name"]
-    return {"/": SITE, "/files/": files, "/api/contents/": contents, "/jupyter-lite.json/": config_path,
-            "/static/pyodide/pyodide-lock.json/": lock_path, wheel_url + "/": wheel,
-            "/extensions/webflow-lab/": BUILT}
-
-
 def test_tensorboard_magic_in_jupyterlite(tmp_path) -> None:
-    if not os.path.exists(os.path.join(SITE, "lab", "index.html")):
-        require_or_skip(f"JupyterLite site not built at {SITE}: run `make site`")
-    reason = chromium.unavailable_reason()
-    if reason:
-        require_or_skip(reason)
-    if not os.path.exists(os.path.join(BUILT, "static", "style.js")):
-        require_or_skip("webflow/lab/labextension is not built (make labext)")
     start = time.perf_counter()
-    try:
-        wheel = build_webflow_wheel(str(tmp_path / "wheel"))
-    except WheelUnavailable as error:
-        require_or_skip(f"no webflow wheel: {error}")
-    mounts = _overlay(str(tmp_path / "overlay"), _cells(_logdir(str(tmp_path / "logs"))), wheel)
+    wheel = require_lite_site(tmp_path / "wheel")
+    mounts = lite_overlay(str(tmp_path / "overlay"), _cells(_logdir(str(tmp_path / "logs"))), wheel)
     timings = {"wheel + logdir": time.perf_counter() - start}
     os.makedirs(ARTIFACTS, exist_ok=True)
-    viewport = {"width": 1400, "height": 1000}
-    with serve(mounts) as origin, chromium.chromium_page(origin, viewport=viewport) as (page, log):
+    with lite_page(mounts) as (origin, page, log):
         try:
             page.goto(origin + "/lab/index.html?path=board.ipynb", timeout=180_000)
             notebook = NotebookUI(page)

@@ -24,8 +24,7 @@ from conftest import require_or_skip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from chromium import chromium_page, unavailable_reason  # noqa: E402
-from static_server import serve  # noqa: E402
+from launch import fail_if_stale, require_chromium, served_page  # noqa: E402
 
 SITE = os.path.join(HERE, "..", "..", "site")
 BUILD = os.path.join(SITE, "_build")
@@ -37,14 +36,11 @@ READY_TIMEOUT_MS = 240_000
 
 
 def _check_build() -> None:
-    reason = unavailable_reason()
-    if reason:
-        require_or_skip(reason)
+    require_chromium()
     built = os.path.join(BUILD, "demo", "mnist_worker.js")
     if not os.path.exists(built):
         require_or_skip(f"the site is not built: run `make site` (no {built})")
-    if os.path.getmtime(built) < os.path.getmtime(os.path.join(SITE, "demo", "mnist_worker.js")):
-        pytest.fail("site/_build is older than site/demo/mnist_worker.js: run `make site` again")
+    fail_if_stale(built, os.path.join(SITE, "demo", "mnist_worker.js"), "site/demo/mnist_worker.js")
 
 
 def _growth(before: float, after: float) -> float:
@@ -53,7 +49,7 @@ def _growth(before: float, after: float) -> float:
 
 def _train(mode: str) -> tuple:
     """(steps per epoch, [[step, loss, heap bytes, Python objects] per progress message], training seconds)."""
-    with serve(BUILD) as origin, chromium_page(origin) as (page, log):
+    with served_page(BUILD) as (origin, page, log):
         page.goto(f"{origin}/demo/mnist.html?epochs={EPOCHS}{MODES[mode]}")
         page.wait_for_function("document.body.dataset.state === 'ready' || /Error/.test(status.textContent)",
                                timeout=READY_TIMEOUT_MS)

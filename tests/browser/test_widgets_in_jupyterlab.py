@@ -12,21 +12,12 @@ Screenshots go to $WEBFLOW_ARTIFACTS or tests/lab/artifacts/widgets/.
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 
 import pytest
-from conftest import require_or_skip
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-LAB_TESTS = os.path.join(os.path.dirname(HERE), "lab")
-sys.path.insert(0, HERE)
-sys.path.insert(0, LAB_TESTS)
-import chromium  # noqa: E402
-import widget_checks  # noqa: E402
-from lab_server import jupyterlab_server  # noqa: E402
-from notebook_ui import REPO, NotebookUI, lab_environment, notebook_json  # noqa: E402
+import widget_checks
+from launch import REPO, lab_page, require_jupyterlab, write_notebook
+from notebook_ui import NotebookUI
 
 ARTIFACTS = widget_checks.ARTIFACTS
 LESSONS = os.path.join(REPO, "lessons")
@@ -61,26 +52,14 @@ task = board.run(train_step, 400)
 PROBE = "print('steps', board.controls.steps_done, board.controls.state, 'runs', knobs.runs)"
 
 
-def _require_everything() -> None:
-    reason = chromium.unavailable_reason()
-    if reason:
-        require_or_skip(reason)
-    for module in ("jupyterlab", "ipykernel", "ipywidgets", "jupyterlab_widgets"):
-        try:
-            __import__(module)
-        except ImportError:
-            require_or_skip(f"{module} is not installed (pip install '.[dev,browser]')")
-
-
 def test_widgets_in_jupyterlab(tmp_path: pytest.TempPathFactory) -> None:
-    _require_everything()
+    # (the built extension is not needed: the widgets are ipywidgets' own, drawn by jupyterlab_widgets)
+    require_jupyterlab("jupyterlab", "ipykernel", "ipywidgets", "jupyterlab_widgets", extension=False,
+                       extras="dev,browser")
     os.makedirs(ARTIFACTS, exist_ok=True)
     root = str(tmp_path / "notebooks")
-    os.makedirs(root)
-    with open(os.path.join(root, "widgets.ipynb"), "w") as f:
-        json.dump(notebook_json([FIT, KNOBS, DASHBOARD, PROBE]), f)
-    with jupyterlab_server(root, extra_env=lab_environment(str(tmp_path))) as url, \
-            chromium.chromium_page(url, viewport={"width": 1400, "height": 1000}) as (page, log):
+    write_notebook(root, "widgets.ipynb", [FIT, KNOBS, DASHBOARD, PROBE])
+    with lab_page(root, tmp_path) as (url, page, log):
         page.goto(url + "/lab/tree/widgets.ipynb", timeout=180_000)
         notebook = NotebookUI(page)
         notebook.wait_idle()

@@ -12,21 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
+import widget_checks
 from conftest import require_or_skip
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-TESTS = os.path.dirname(HERE)
-for folder in (HERE, os.path.join(TESTS, "lab"), os.path.join(TESTS, "pyodide")):
-    sys.path.insert(0, folder)
-import chromium  # noqa: E402
-import widget_checks  # noqa: E402
-from lab_server import BUILT  # noqa: E402
-from notebook_ui import REPO, NotebookUI  # noqa: E402
-from static_server import serve  # noqa: E402
-from test_tensorboard_panel_in_jupyterlite import SITE, _overlay  # noqa: E402
-from wheels import WheelUnavailable, build_webflow_wheel  # noqa: E402
+from launch import LITE_NOTEBOOK, LITE_SITE, REPO, lite_overlay, lite_page, require_lite_site, webflow_wheel
+from notebook_ui import NotebookUI
 
 FIT = """\
 from webflow import keras
@@ -72,27 +62,17 @@ def _sources() -> dict:
 
 
 def test_widgets_in_jupyterlite(tmp_path) -> None:
-    if not os.path.exists(os.path.join(SITE, "lab", "index.html")):
-        require_or_skip(f"JupyterLite site not built at {SITE}: run `make site`")
-    with open(os.path.join(SITE, "static", "pyodide", "pyodide-lock.json")) as f:
+    require_lite_site()
+    with open(os.path.join(LITE_SITE, "static", "pyodide", "pyodide-lock.json")) as f:
         if "ipywidgets" not in json.load(f)["packages"]:
-            require_or_skip(f"the site at {SITE} was built before it shipped ipywidgets: run `make site`")
-    reason = chromium.unavailable_reason()
-    if reason:
-        require_or_skip(reason)
-    if not os.path.exists(os.path.join(BUILT, "static", "style.js")):
-        require_or_skip("webflow/lab/labextension is not built (make labext)")
-    try:
-        wheel = build_webflow_wheel(str(tmp_path / "wheel"))
-    except WheelUnavailable as error:
-        require_or_skip(f"no webflow wheel: {error}")
+            require_or_skip(f"the site at {LITE_SITE} was built before it shipped ipywidgets: run `make site`")
+    wheel = webflow_wheel(tmp_path / "wheel")
     cells = [FIT, f"SOURCES = {_sources()!r}\n" + KNOBS, DASHBOARD, PROBE]
-    mounts = _overlay(str(tmp_path / "overlay"), cells, wheel)
+    mounts = lite_overlay(str(tmp_path / "overlay"), cells, wheel)
     os.makedirs(widget_checks.ARTIFACTS, exist_ok=True)
-    with serve(mounts) as origin, chromium.chromium_page(origin, viewport={"width": 1400, "height": 1000}) as (
-            page, log):
+    with lite_page(mounts) as (origin, page, log):
         try:
-            page.goto(origin + "/lab/index.html?path=board.ipynb", timeout=180_000)
+            page.goto(origin + LITE_NOTEBOOK, timeout=180_000)
             notebook = NotebookUI(page, timeout_ms=240_000)
             notebook.wait_idle()
             widget_checks.progress_bar(notebook, "jupyterlite", steps=10)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import time
 
+import launch  # noqa: F401  (puts tests/lab on sys.path: notebook_ui)
 from notebook_ui import NotebookUI
 
 ARTIFACTS = os.path.join(os.environ.get("WEBFLOW_ARTIFACTS") or

@@ -141,3 +141,11 @@ def test_adam_cast_and_philox_bit_exact_in_wasm(wasm_path, tmp_path):
     assert np.array_equal(outputs[9], generator.uint32s(13))
     assert np.array_equal(outputs[10], random_distributions.uniform(generator, 13, np.float32))
     assert np.array_equal(outputs[11], random_distributions.uniform(generator, 5, np.float64))
+
+
+def test_the_module_imports_no_function_table(wasm_path):
+    """The hand-written loaders (wasm_runner.js, the benchmarks' pages) give the module memory, a stack pointer
+    and the memory/table bases only: an indirect call in any kernel (a pointer to a function) would make it
+    import __indirect_function_table as well and fail to load there."""
+    with open(wasm_path, "rb") as module:
+        assert b"__indirect_function_table" not in module.read()

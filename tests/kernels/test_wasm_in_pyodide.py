@@ -36,13 +36,14 @@ from kernel_cases_dense import dense_cases  # noqa: E402
 from kernel_cases_pointwise import pointwise_cases  # noqa: E402
 from kernel_cases_random import random_cases  # noqa: E402
 from kernel_cases_state import state_cases  # noqa: E402
+from kernel_cases_strips import strips_cases  # noqa: E402
 from kernel_cases_windows import window_cases  # noqa: E402
 from kernel_jobs import NativeRunner  # noqa: E402
 from pyodide_session import PyodideSession, PyodideUnavailable  # noqa: E402
 
 PACKAGE = os.path.dirname(os.path.abspath(build.__file__)).rsplit(os.sep, 1)[0]   # .../webflow
 CASES = {**dense_cases(), **pointwise_cases(), **state_cases(), **activation_cases(), **window_cases(),
-         **random_cases()}
+         **random_cases(), **strips_cases()}
 
 
 NODE_FLAGS = {c_library.BASELINE: [], c_library.RELAXED: ["--experimental-wasm-relaxed-simd"]}

@@ -23,14 +23,11 @@ import sys
 import time
 
 import pytest
-from conftest import require_or_skip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "browser"))
-import chromium  # noqa: E402  (tests/browser/chromium.py)
-from lab_server import BUILT, jupyterlab_server  # noqa: E402
-from notebook_ui import REPO, NotebookUI, lab_environment, notebook_json  # noqa: E402
+from launch import REPO, lab_page, require_jupyterlab, write_notebook  # noqa: E402  (tests/browser/launch.py)
+from notebook_ui import NotebookUI  # noqa: E402
 
 ARTIFACTS = os.path.join(os.environ.get("WEBFLOW_ARTIFACTS") or os.path.join(HERE, "artifacts"), "lab_live_kernel")
 
@@ -117,19 +114,6 @@ def _oracle() -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _require_everything() -> None:
-    reason = chromium.unavailable_reason()
-    if reason:
-        require_or_skip(reason)
-    if not os.path.exists(os.path.join(BUILT, "static", "style.js")):
-        require_or_skip("webflow/lab/labextension is not built (make labext)")
-    for module in ("jupyterlab", "ipykernel"):
-        try:
-            __import__(module)
-        except ImportError:
-            require_or_skip(f"{module} is not installed (pip install '.[browser]')")
-
-
 # --- JavaScript run in the page ------------------------------------------------------------------------
 NODES = """out => [...out.querySelectorAll('.wf-node[data-op-name]')].map(e => [e.getAttribute('data-op-name'),
   e.getAttribute('data-op-type'), e.getAttribute('data-id')])"""
@@ -163,18 +147,15 @@ STILL_TAGGED = """out => [out.querySelector('.wf-lab-output')?.__wfTag ?? null,
 
 
 def test_webflow_lab_with_a_live_kernel(tmp_path: pytest.TempPathFactory) -> None:
-    _require_everything()
+    require_jupyterlab()
     timings: dict[str, float] = {}
     start = time.perf_counter()
     oracle = _oracle()
     timings["oracle (CPython)"] = time.perf_counter() - start
     os.makedirs(ARTIFACTS, exist_ok=True)
     root = str(tmp_path / "notebooks")
-    os.makedirs(root)
     go_file = os.path.join(root, "go")
-    with open(os.path.join(root, "live.ipynb"), "w") as f:
-        json.dump(notebook_json(_cells(go_file)), f)
-    extra_env = lab_environment(str(tmp_path))
+    write_notebook(root, "live.ipynb", _cells(go_file))
 
     def lap(name: str, since: float) -> float:
         timings[name] = time.perf_counter() - since
@@ -186,8 +167,7 @@ def test_webflow_lab_with_a_live_kernel(tmp_path: pytest.TempPathFactory) -> Non
         notebook.cell(cell).screenshot(path=os.path.join(ARTIFACTS, f"{name}.png"))
 
     t = time.perf_counter()
-    with jupyterlab_server(root, extra_env=extra_env) as url, \
-            chromium.chromium_page(url, viewport={"width": 1400, "height": 1000}) as (page, log):
+    with lab_page(root, tmp_path) as (url, page, log):
         t = lap("jupyter lab up", t)
         page.goto(url + "/lab/tree/live.ipynb", timeout=180_000)
         notebook = NotebookUI(page)

@@ -9,13 +9,10 @@ import sys
 import time
 
 import pytest
-from conftest import require_or_skip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "browser"))
-import chromium  # noqa: E402  (tests/browser/chromium.py)
-from lab_server import BUILT, jupyterlab_server  # noqa: E402
+from launch import lab_page, require_jupyterlab  # noqa: E402  (tests/browser/launch.py)
 
 GRAPH_MIME = "application/vnd.webflow.graph+json"
 
@@ -50,20 +47,12 @@ def _notebook() -> dict:
 
 
 def test_saved_graph_output_renders_in_jupyterlab(tmp_path: pytest.TempPathFactory) -> None:
-    reason = chromium.unavailable_reason()
-    if reason:
-        require_or_skip(reason)
-    if not os.path.exists(os.path.join(BUILT, "static", "style.js")):
-        require_or_skip("webflow/lab/labextension is not built (make labext)")
-    try:
-        import jupyterlab  # noqa: F401
-    except ImportError:
-        require_or_skip("jupyterlab is not installed (pip install '.[browser]')")
+    require_jupyterlab("jupyterlab")   # (the saved output needs no kernel)
     root = str(tmp_path)
     with open(os.path.join(root, "graph.ipynb"), "w") as f:
         json.dump(_notebook(), f)
     start = time.perf_counter()
-    with jupyterlab_server(root) as url, chromium.chromium_page(url) as (page, log):
+    with lab_page(root, viewport=None) as (url, page, log):
         print(f"jupyter lab up in {time.perf_counter() - start:.1f} s")
         page.goto(url + "/lab/tree/graph.ipynb", timeout=180_000)
         page.wait_for_selector(".wf-node[data-op-name]", timeout=180_000)

@@ -15,17 +15,13 @@ import sys
 import time
 
 import pytest
-from conftest import require_or_skip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "browser"))
-import chromium  # noqa: E402  (tests/browser/chromium.py)
-from lab_server import BUILT  # noqa: E402
-from static_server import serve  # noqa: E402
+from launch import BUILT, LITE_SITE, lite_page, require_lite_site, write_contents_listing  # noqa: E402
 from test_lab_renderer_in_jupyterlab import DOC, _notebook  # noqa: E402  (the hand-written document)
 
-SITE = os.environ.get("WEBFLOW_LITE_SITE", os.path.join(HERE, "..", "..", "site", "_build", "lite"))
+SITE = LITE_SITE
 
 
 def _overlay(work: str) -> tuple[dict, bool]:
@@ -36,14 +32,7 @@ def _overlay(work: str) -> tuple[dict, bool]:
     text = json.dumps(_notebook())
     with open(os.path.join(files, "graph.ipynb"), "w") as f:
         f.write(text)
-    entry = {"name": "graph.ipynb", "path": "graph.ipynb", "type": "notebook", "format": None, "mimetype": None,
-             "content": None, "size": len(text), "writable": True, "created": "2026-01-01T00:00:00Z",
-             "last_modified": "2026-01-01T00:00:00Z", "hash": None, "hash_algorithm": None}
-    listing = {"name": "", "path": "", "type": "directory", "format": "json", "mimetype": None, "size": None,
-               "writable": True, "created": "2026-01-01T00:00:00Z", "last_modified": "2026-01-01T00:00:00Z",
-               "hash": None, "hash_algorithm": None, "content": [entry]}
-    with open(os.path.join(contents, "all.json"), "w") as f:
-        json.dump(listing, f)
+    write_contents_listing(contents, "graph.ipynb", len(text))
     mounts = {"/": SITE, "/files/": files, "/api/contents/": contents}
     shipped = os.path.isdir(os.path.join(SITE, "extensions", "webflow-lab"))
     if not shipped:
@@ -60,17 +49,11 @@ def _overlay(work: str) -> tuple[dict, bool]:
 
 
 def test_saved_graph_output_renders_in_jupyterlite(tmp_path: pytest.TempPathFactory) -> None:
-    if not os.path.exists(os.path.join(SITE, "lab", "index.html")):
-        require_or_skip(f"JupyterLite site not built at {SITE}: run `make site`")
-    reason = chromium.unavailable_reason()
-    if reason:
-        require_or_skip(reason)
-    if not os.path.exists(os.path.join(BUILT, "static", "style.js")):
-        require_or_skip("webflow/lab/labextension is not built (make labext)")
+    require_lite_site()
     mounts, shipped = _overlay(str(tmp_path))
     print("webflow-lab extension: " + ("shipped by the site" if shipped else "NOT in the site; laid over it"))
     start = time.perf_counter()
-    with serve(mounts) as origin, chromium.chromium_page(origin) as (page, log):
+    with lite_page(mounts, viewport=None) as (origin, page, log):
         page.goto(origin + "/lab/index.html?path=graph.ipynb", timeout=180_000)
         page.wait_for_selector(".wf-node[data-op-name]", timeout=180_000)
         print(f"graph rendered in JupyterLite after {time.perf_counter() - start:.1f} s")

@@ -38,6 +38,7 @@ from webflow.backends.c import philox as c_philox  # noqa: E402, F401
 from webflow.backends.c import pool as c_pool  # noqa: E402, F401
 from webflow.backends.c import reduce as c_reduce  # noqa: E402, F401
 from webflow.backends.c import softmax as c_softmax  # noqa: E402, F401
+from webflow.backends.c import sparse_xent as c_sparse_xent  # noqa: E402, F401
 
 EXCHANGE = "/exchange"
 

@@ -58,11 +58,13 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients", co
 
 
 def _between_ops(graph: Any, ys: list, xs: list, stop_ops: set) -> dict:
-    """Ops on some path from an x to a y: {op id: op}."""
+    """Ops on some path from an x to a y: {op id: op}. Going forward, a path continues only through outputs of a
+    trainable dtype (TensorFlow's _MarkReachedOps): a Shape's int32 output ends it, so ones_like(loss) and what
+    reads it (a loss's num_present) get no gradient ops."""
     consumers: dict[int, list] = {}
     for op in graph.get_operations():
         for tensor in op.inputs:
-            consumers.setdefault(tensor.op._id, []).append(op)
+            consumers.setdefault(tensor._uid, []).append(op)
     reached: dict[int, Any] = {}
     queue = deque(x.op for x in xs)
     while queue:
@@ -70,7 +72,9 @@ def _between_ops(graph: Any, ys: list, xs: list, stop_ops: set) -> dict:
         if op._id in reached:
             continue
         reached[op._id] = op
-        queue.extend(consumers.get(op._id, []))
+        for output in op.outputs:
+            if _differentiable(output):
+                queue.extend(consumers.get(output._uid, []))
     between: dict[int, Any] = {}
     queue = deque(y.op for y in ys)
     while queue:
@@ -142,11 +146,15 @@ def _apply_gradient_rule(op: Any, grads: dict, gate: bool) -> None:
     if rule is None:
         return
     graph = op.graph
-    with graph.name_scope(op.name + "_grad"):
-        if any(g is None for g in out_grads):
-            from webflow.ops import array_ops
+    if any(g is None for g in out_grads):
+        # as TensorFlow (control_flow_state.ZerosLike): a ZerosLike op "zeros_like" in the gradients scope, for the
+        # trainable outputs nothing reached (every output of a function call); the rule gets None for the others
+        from webflow.ops import array_ops
 
-            out_grads = [array_ops.zeros_like(t) if g is None else g for g, t in zip(out_grads, op.outputs)]
+        every = op.type in _FUNCTION_CALLS
+        out_grads = [array_ops.zeros_like(t, optimize=False) if g is None and (every or _differentiable(t)) else g
+                     for g, t in zip(out_grads, op.outputs)]
+    with graph.name_scope(op.name + "_grad"):
         in_grads = rule(op, *out_grads)
         in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
         if gate and sum(g is not None for g in in_grads) > 1:
@@ -166,9 +174,14 @@ def _apply_gradient_rule(op: Any, grads: dict, gate: bool) -> None:
         grads.setdefault(tensor._uid, []).append(grad)
 
 
+# ops whose gradient is a function's gradient graph: it takes a gradient for every output (zeros where none arrived)
+_FUNCTION_CALLS = ("If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall", "StatefulPartitionedCall")
+
+
 def _differentiable(tensor: Tensor) -> bool:
+    """A trainable dtype (TensorFlow's backprop_util.IsTrainable): floats, complex, resource and variant."""
     dtype = tensor.dtype.base_dtype
-    return dtype.is_floating or dtype.name in ("resource", "variant")
+    return dtype.is_floating or dtype.is_complex or dtype.name in ("resource", "variant")
 
 
 def _check_grad_shape(op: Any, tensor: Tensor, grad: Tensor) -> None:

@@ -14,6 +14,7 @@ import array
 from collections.abc import Callable
 from typing import Any
 
+from webflow.backends import bfloat16_eigen
 from webflow.backends.arrays import carray as c_array
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, dtype_of
 from webflow.backends.bfloat16_kernels import CPU_KERNELS, OP_DEF_INPUTS
@@ -93,20 +94,51 @@ def graph_kernel(op: Any, kernel: Callable) -> Callable:
     if op.type not in CPU_KERNELS:
         return _no_kernel(op)
     if not rounded:
-        return kernel
+        return _flushing(op, kernel) if op.type in bfloat16_eigen.FLUSHING else kernel
     several = len(op._outputs) > 1
+    keep_signs = bfloat16_eigen.keeps_nan_signs(op.type, attrs)
+    own = bfloat16_eigen.BFLOAT16_MATH.get(op.type)
+    if own and not (op.inputs and op.inputs[0].dtype.base_dtype is BFLOAT16):
+        own = None
+
+    flush = op.type in bfloat16_eigen.FLUSHING and not op._opdef.needs_context
+    reads_at = [t.dtype.base_dtype is BFLOAT16 for t in op.inputs]
 
     def kernel_then_round(*args: Any, **kwargs: Any) -> Any:
-        result = kernel(*args, **kwargs)
+        given = args
+        if flush:   # DAZ: the bfloat16 inputs' denormals read as zeros
+            args = tuple(bfloat16_eigen.flush_denormals(a) if i < len(reads_at) and reads_at[i] else a
+                         for i, a in enumerate(args))
+        result = own(args[0], round_to_bfloat16) if own else kernel(*args, **kwargs)
         if not several:
-            return round_to_bfloat16(result)
+            return _round_output(bfloat16_eigen.break_ties(op.type, list(given), result), keep_signs, flush)
         result = list(result)
         for index in rounded:
-            result[index] = round_to_bfloat16(result[index])
+            result[index] = _round_output(result[index], keep_signs, flush)
         return result
 
     kernel_then_round.__doc__ = kernel.__doc__
     return kernel_then_round
+
+
+def _flushing(op: Any, kernel: Callable) -> Callable:
+    """A comparison of bfloat16 values (a bool output): its bfloat16 inputs' denormals read as zeros (DAZ)."""
+    reads_at = [t.dtype.base_dtype is BFLOAT16 for t in op.inputs]
+
+    def flush_then_run(*args: Any, **kwargs: Any) -> Any:
+        args = tuple(bfloat16_eigen.flush_denormals(a) if i < len(reads_at) and reads_at[i] else a
+                     for i, a in enumerate(args))
+        return kernel(*args, **kwargs)
+
+    flush_then_run.__doc__ = kernel.__doc__
+    return flush_then_run
+
+
+def _round_output(value: Any, keep_nan_signs: bool, flush: bool = False) -> Any:
+    """A kernel's bfloat16 output rounded (a computing op's denormal results flushed first: FTZ), its NaNs signed
+    as TensorFlow's vectorised conversion leaves them."""
+    rounded = round_to_bfloat16(bfloat16_eigen.flush_denormals(value) if flush else value)
+    return rounded if keep_nan_signs else bfloat16_eigen.packet_nans(rounded)
 
 
 def _no_kernel(op: Any) -> Callable:
@@ -126,9 +158,16 @@ def stored(value: Any, dtype: Any) -> Any:
 
 
 # --- eager outputs ---------------------------------------------------------------------------------------
-def eager_outputs(shape_rule: Callable, tensors: list, attrs: dict, result: Any) -> list:
+def eager_outputs(shape_rule: Callable, tensors: list, attrs: dict, result: Any, op_type: str = "") -> list:
     """EagerTensors for a kernel's `result` when bfloat16 is involved: the op's shape rule says which outputs
     are bfloat16 (their float32 arrays are rounded and labelled so); the rest keep their arrays' dtypes."""
+    own = bfloat16_eigen.BFLOAT16_MATH.get(op_type)
+    if own and tensors and tensors[0]._dtype is BFLOAT16:   # computed as Eigen does on bfloat16 (Sigmoid)
+        result = own(bfloat16_eigen.flush_denormals(tensors[0]._value), round_to_bfloat16)
+    keep_signs = bfloat16_eigen.keeps_nan_signs(op_type, attrs)
+    flush = op_type in bfloat16_eigen.FLUSHING
+    if op_type in bfloat16_eigen.TIES and not isinstance(result, list):
+        result = bfloat16_eigen.break_ties(op_type, [t._value for t in tensors], result)
     values = result if isinstance(result, list) else [result]
     try:
         specs = shape_rule(tensors, attrs)
@@ -139,10 +178,17 @@ def eager_outputs(shape_rule: Callable, tensors: list, attrs: dict, result: Any)
     outputs = []
     for value, kind in zip(values, kinds + [None] * (len(values) - len(kinds))):
         if kind is BFLOAT16:
-            outputs.append(EagerTensor(round_to_bfloat16(value), BFLOAT16))
+            outputs.append(EagerTensor(_round_output(value, keep_signs, flush), BFLOAT16))
         else:
             outputs.append(EagerTensor(value, dtype_of(value)))
     return outputs
+
+
+def flushed_inputs(op_type: str, tensors: list, values: list) -> list:
+    """The kernel's input values with the bfloat16 inputs' denormals read as zeros (DAZ) when `op_type` computes."""
+    if op_type not in bfloat16_eigen.FLUSHING:
+        return values
+    return [bfloat16_eigen.flush_denormals(v) if t._dtype is BFLOAT16 else v for t, v in zip(tensors, values)]
 
 
 def eager_tensor(value: Any) -> Any:
@@ -151,4 +197,4 @@ def eager_tensor(value: Any) -> Any:
 
 
 __all__ = ["round_to_bfloat16", "involves_bfloat16", "check_op_def", "check_eager_kernel", "graph_kernel",
-           "eager_outputs", "eager_tensor", "stored"]
+           "eager_outputs", "eager_tensor", "stored", "flushed_inputs"]

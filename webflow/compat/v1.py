@@ -187,6 +187,21 @@ def enable_tensor_equality() -> None:
     _tensor.enable_tensor_equality()
 
 
+# --- debugging (compat/v1_debugging.py; ops/assert_ops.py, check_ops.py, rank_checks.py): TF1's tf.debugging,
+# tf.Print and top-level asserts (each taking `data`) ---
+from webflow._api_common import print  # noqa: A004 - tf.print
+from webflow.compat import v1_debugging as debugging
+from webflow.ops.assert_ops import Print
+from webflow.ops.check_ops import (
+    assert_equal, assert_greater, assert_greater_equal, assert_less, assert_less_equal, assert_near, assert_negative,
+    assert_non_negative, assert_non_positive, assert_none_equal, assert_positive,
+)
+from webflow.ops.rank_checks import (
+    assert_integer, assert_proper_iterable, assert_rank, assert_rank_at_least, assert_rank_in, assert_scalar,
+    assert_type, is_numeric_tensor, verify_tensor_all_finite,
+)
+from webflow.ops.order_checks import assert_same_float_dtype, is_non_decreasing, is_strictly_increasing
+
 # --- config (config.py): tf.compat.v1.config.set_backend / get_backend ---
 from webflow import config as _config_module
 

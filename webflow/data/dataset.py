@@ -23,8 +23,24 @@ from webflow.ops.registry import apply_op
 _INT64_MAX = 2**63 - 1  # (dtypes.int64.max asks NumPy)
 
 
-def _int64(value: Any, name: str) -> Any:
+def _int64(value: Any, name: str | None) -> Any:
     return convert_to_tensor(value, dtype=dtypes.int64, name=name)
+
+
+def _seed_tensors(seed: int | None) -> tuple:
+    """(seed, seed2) as TensorFlow's data random_seed.get_seed builds them: Consts, and with an op seed a seed2
+    that is 2**31 - 1 where both would be 0 (nodes seed2/Equal, LogicalAnd, SelectV2 "seed2")."""
+    from webflow.ops import logic_ops
+    from webflow.ops.registry import op_scope
+
+    op_seed, op_seed2 = random_seed.get_seed(seed)
+    seed_tensor = _int64(0 if op_seed is None else op_seed, "seed")
+    if op_seed2 is None:
+        return seed_tensor, _int64(0, "seed2")
+    with op_scope("seed2") as scope:
+        seed2 = _int64(op_seed2, None)
+        both_zero = logic_ops.logical_and(logic_ops.equal(seed_tensor, 0), logic_ops.equal(seed2, 0))
+        return seed_tensor, logic_ops.select_v2(both_zero, _int64(2**31 - 1, None), seed2, name=scope or None)
 
 
 class DatasetV2:
@@ -222,11 +238,8 @@ class DatasetV2:
     def shuffle(self, buffer_size: Any, seed: int | None = None, reshuffle_each_iteration: bool | None = None,
                 name: str | None = None) -> DatasetV2:
         """Elements drawn at random from a buffer of buffer_size; TensorFlow's order for a given seed."""
-        op_seed, op_seed2 = random_seed.get_seed(seed)
         reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
-        inputs = [self._variant_tensor, _int64(buffer_size, "buffer_size"),
-                  _int64(0 if op_seed is None else op_seed, "seed"), _int64(0 if op_seed2 is None else op_seed2,
-                                                                               "seed2")]
+        inputs = [self._variant_tensor, _int64(buffer_size, "buffer_size"), *_seed_tensors(seed)]
         return make_dataset("ShuffleDataset", inputs, {"reshuffle_each_iteration": reshuffle}, self._element_spec,
                             name, "_ShuffleDataset")
 

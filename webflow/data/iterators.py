@@ -135,6 +135,9 @@ class Iterator:
         self._iterator_resource = iterator_resource
         self._initializer = initializer
         self._element_spec = element_spec
+        # made at once, as TensorFlow's TF1 Iterator does (its graph has this node whether or not it is used)
+        self._string_handle = None if context.executing_eagerly() else \
+            apply_op("IteratorToStringHandle", [iterator_resource])
 
     @staticmethod
     def from_structure(output_types: Any, output_shapes: Any = None, shared_name: str | None = None,
@@ -143,7 +146,7 @@ class Iterator:
         that structure with `make_initializer(dataset)`."""
         spec = structure.spec_from_legacy(output_types, output_shapes, output_classes)
         handle = apply_op("IteratorV2", [], dict(_element_attrs(spec), shared_name=shared_name or "",
-                                                  container=""), name="Iterator")
+                                                  container=""))
         return Iterator(handle, None, spec)
 
     @staticmethod
@@ -152,7 +155,7 @@ class Iterator:
         _check_graph_mode("make_initializable_iterator")
         spec = dataset.element_spec
         handle = apply_op("IteratorV2", [], dict(_element_attrs(spec), shared_name=shared_name or "",
-                                                  container=""), name="Iterator")
+                                                  container=""))
         initializer = apply_op("MakeIterator", [dataset._variant_tensor, handle])
         return Iterator(handle, initializer, spec)
 
@@ -175,6 +178,8 @@ class Iterator:
 
     def string_handle(self, name: str | None = None) -> Any:
         """A string tensor naming this iterator, to feed into a `from_string_handle` iterator."""
+        if name is None and self._string_handle is not None:
+            return self._string_handle
         return apply_op("IteratorToStringHandle", [self._iterator_resource], name=name)
 
     @property

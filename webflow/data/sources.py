@@ -37,7 +37,7 @@ def normalize_element(element: Any) -> Any:
 
 def tensor_slices(tensors: Any, name: str | None = None) -> Any:
     """Dataset.from_tensor_slices: slices of every component along its first dimension."""
-    with op_scope("tensors"):
+    with op_scope("normalize_element"):  # (TensorFlow's structure.normalize_element scope)
         element = normalize_element(tensors)
     leaves = structure.flatten(element)
     specs = []
@@ -67,7 +67,7 @@ def _check_leading_dims(leaves: list) -> None:
 
 def tensors(tensors: Any, name: str | None = None) -> Any:
     """Dataset.from_tensors: one element, the whole structure."""
-    with op_scope("tensors"):
+    with op_scope("normalize_element"):
         element = normalize_element(tensors)
     spec = structure.map_structure(structure.spec_of, element)
     return make_dataset("TensorDataset", _components(structure.flatten(element)), {}, spec, name, "_TensorDataset",
@@ -79,9 +79,9 @@ def range_dataset(*args: Any, output_type: Any = dtypes.int64, name: str | None 
     if not 1 <= len(args) <= 3:
         raise ValueError("Invalid arguments to RangeDataset: " + str(args))
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
-    with op_scope("range" if name is None else name):
-        inputs = [convert_to_tensor(v, dtype=dtypes.int64, name=n) for v, n in
-                  ((start, "start"), (stop, "stop"), (step, "step"))]
+    # Consts "start", "stop", "step" in the current scope, as TensorFlow's RangeDataset makes them
+    inputs = [convert_to_tensor(v, dtype=dtypes.int64, name=n) for v, n in ((start, "start"), (stop, "stop"),
+                                                                             (step, "step"))]
     spec = structure.TensorSpec([], dtypes.as_dtype(output_type))
     return make_dataset("RangeDataset", inputs, {}, spec, name, "_RangeDataset")
 

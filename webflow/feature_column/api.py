@@ -106,6 +106,17 @@ def _check_unique_names(columns: list) -> None:
         seen[column.name] = column
 
 
+def check_columns(columns: list) -> None:
+    """TF's checks on the columns of input_layer / DenseFeatures: some, all dense, names unique."""
+    if not columns:
+        raise ValueError("feature_columns must not be empty.")
+    for column in columns:
+        if not hasattr(column, "dense_tensor"):
+            raise ValueError(f"Items of feature_columns must be a DenseColumn. You can wrap a categorical column "
+                             f"with an embedding_column or indicator_column. Given: {column}")
+    _check_unique_names(columns)
+
+
 def input_layer(features: dict, feature_columns: Any, weight_collections: Any = None, trainable: bool = True,
                 cols_to_vars: Any = None, cols_to_output_tensors: Any = None) -> Any:
     """One `[batch, sum of widths]` float32 tensor: each dense column's output, columns sorted by name."""
@@ -118,13 +129,7 @@ def dense_output(features: dict, feature_columns: Any, scope_name: str, weight_c
     """input_layer's work in variable scope `scope_name` (made unique: input_layer_1, ...)."""
     from webflow.ops.variable_scope import variable_scope
     columns = list(feature_columns)
-    if not columns:
-        raise ValueError("feature_columns must not be empty.")
-    for column in columns:
-        if not hasattr(column, "dense_tensor"):
-            raise ValueError(f"Items of feature_columns must be a DenseColumn. You can wrap a categorical column "
-                             f"with an embedding_column or indicator_column. Given: {column}")
-    _check_unique_names(columns)
+    check_columns(columns)
     collections = None
     if weight_collections:
         collections = list(weight_collections) + ["variables"]

@@ -1,7 +1,8 @@
 """The one rounding rule from float32 to bfloat16 (round to nearest, ties to even; NaN kept quiet with its sign),
 on one float32's bits or on a whole NumPy array; used by the kernels (backends/bfloat16.py) and the file formats
 (io/: TensorProtos, checkpoint bundles). As Eigen's float -> bfloat16 conversion, which TensorFlow's CPU kernels use:
-add 0x7FFF, plus 1 when the kept half is odd, then drop the low 16 bits; NaN becomes 0x7FC0 / 0xFFC0.
+add 0x7FFF, plus 1 when the kept half is odd, then drop the low 16 bits; NaN becomes 0x7FC0 / 0xFFC0 (Eigen's
+scalar conversion; where TF's vectorised one drops the sign: backends/bfloat16_eigen.py).
 """
 
 from __future__ import annotations

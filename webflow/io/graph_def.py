@@ -220,7 +220,10 @@ def _tensor(value: Any, op: Any) -> Any:
 
 # --- the message classes the facades offer (tf.compat.v1.GraphDef ...), loaded with protobuf on first use ------
 MESSAGE_MODULES = {"GraphDef": "graph_pb2", "NodeDef": "node_def_pb2", "AttrValue": "attr_value_pb2",
-                   "MetaGraphDef": "meta_graph_pb2"}
+                   "MetaGraphDef": "meta_graph_pb2",
+                   # TF1 code reads merged summaries with tf.Summary.FromString and writes its own values
+                   "Summary": "summary_pb2", "SummaryMetadata": "summary_pb2", "HistogramProto": "histogram_pb2",
+                   "Event": "event_pb2", "SessionLog": "event_pb2", "LogMessage": "event_pb2"}
 
 
 def message_class(name: str, facade: str) -> Any:

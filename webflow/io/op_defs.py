@@ -99,6 +99,7 @@ OP_DEFS = {
         (('T', 'type'), ('precision', 'int', -1), ('scientific', 'bool', False), ('shortest', 'bool', False),
          ('width', 'int', -1), ('fill', 'string', '')),
     ),
+    'Assert': ((('condition', 'bool'), ('data', '[T]')), (), (('T', 'list(type)'), ('summarize', 'int', 3))),
     'Assign': (
         (('ref', 'ref T'), ('value', 'T')),
         (('output_ref', 'ref T'),),
@@ -189,6 +190,11 @@ OP_DEFS = {
         (('true_classes', 'int64'), ('sampled_candidates', 'int64')),
         (('indices', 'int32'), ('ids', 'int64'), ('weights', 'float32')),
         (('num_true', 'int'), ('seed', 'int', 0), ('seed2', 'int', 0)),
+    ),
+    'ConcatOffset': (
+        (('concat_dim', 'int32'), ('shape', 'N*shape_type')),
+        (('offset', 'N*shape_type'),),
+        (('N', 'int'), ('shape_type', 'type', 'int32')),
     ),
     'ConcatV2': (
         (('values', 'N*T'), ('axis', 'Tidx')),
@@ -313,6 +319,7 @@ OP_DEFS = {
     ),
     'DiagPart': ((('input', 'T'),), (('diagonal', 'T'),), (('T', 'type'),)),
     'DivNoNan': ((('x', 'T'), ('y', 'T')), (('z', 'T'),), (('T', 'type'),)),
+    'DynamicStitch': ((('indices', 'N*int32'), ('data', 'N*T')), (('merged', 'T'),), (('N', 'int'), ('T', 'type'))),
     'EagerPyFunc': (
         (('input', '[Tin]'),),
         (('output', '[Tout]'),),
@@ -329,6 +336,7 @@ OP_DEFS = {
     ),
     'EncodePng': ((('image', 'T'),), (('contents', 'string'),), (('compression', 'int', -1), ('T', 'type', 'uint8'))),
     'EncodeWav': ((('audio', 'float32'), ('sample_rate', 'int32')), (('contents', 'string'),), ()),
+    'EnsureShape': ((('input', 'T'),), (('output', 'T'),), (('shape', 'shape'), ('T', 'type'))),
     'Equal': ((('x', 'T'), ('y', 'T')), (('z', 'bool'),), (('T', 'type'), ('incompatible_shape_error', 'bool', True))),
     'Exp': ((('x', 'T'),), (('y', 'T'),), (('T', 'type'),)),
     'ExpandDims': ((('input', 'T'), ('dim', 'Tdim')), (('output', 'T'),), (('T', 'type'), ('Tdim', 'type', 'int32'))),
@@ -717,6 +725,13 @@ OP_DEFS = {
         (('output_types', 'list(type)'), ('output_shapes', 'list(shape)'), ('slack_period', 'int', 0),
          ('legacy_autotune', 'bool', True), ('buffer_size_min', 'int', 0), ('metadata', 'string', '')),
     ),
+    'Print': (
+        (('input', 'T'), ('data', '[U]')),
+        (('output', 'T'),),
+        (('T', 'type'), ('U', 'list(type)'), ('message', 'string', ''), ('first_n', 'int', -1),
+         ('summarize', 'int', 3)),
+    ),
+    'PrintV2': ((('input', 'string'),), (), (('output_stream', 'string', 'stderr'), ('end', 'string', '\n'))),
     'Prod': (
         (('input', 'T'), ('reduction_indices', 'Tidx')),
         (('output', 'T'),),

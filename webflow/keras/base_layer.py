@@ -264,4 +264,6 @@ def _to_tensors(inputs: Any) -> Any:
 def _shapes_of(inputs: Any) -> Any:
     if isinstance(inputs, (list, tuple)):
         return [_shapes_of(item) for item in inputs]
+    if isinstance(inputs, dict):   # a dict of features (DenseFeatures): a dict of shapes, as tf_keras
+        return {key: _shapes_of(value) for key, value in inputs.items()}
     return TensorShape(inputs.shape)

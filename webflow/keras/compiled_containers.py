@@ -74,4 +74,6 @@ def apply_deferred(model: Any, deferred: list, y_true: Any, size: int) -> None:
 
 def batch_size(value: Any) -> int:
     first = value[0] if isinstance(value, (list, tuple)) else value
+    if isinstance(first, dict):   # a dict of features: the batch of the first by key
+        first = first[sorted(first)[0]]
     return int(first.shape[0])

@@ -12,6 +12,7 @@ from webflow.keras.conv_layers import (
     MaxPooling2D,
 )
 from webflow.keras.core_layers import Activation, Add, Dense, Dropout, Flatten, Reshape
+from webflow.keras.dense_features import DenseFeatures
 from webflow.keras.input_layer import Input, InputLayer
 from webflow.keras.layers_more import *  # noqa: F403  (more layers: layers_more.py)
 from webflow.keras.masking import Masking
@@ -30,5 +31,5 @@ __all__ = ["Layer", "Input", "InputLayer", "Dense", "Activation", "Dropout", "Fl
            "Conv2D", "MaxPooling2D", "MaxPool2D", "AveragePooling2D", "AvgPool2D", "GlobalAveragePooling2D",
            "GlobalAvgPool2D", "BatchNormalization", "Embedding",
            "Masking", "RNN", "SimpleRNN", "LSTM", "GRU", "SimpleRNNCell", "LSTMCell", "GRUCell", "StackedRNNCells",
-           "Bidirectional", "TimeDistributed"]
+           "Bidirectional", "TimeDistributed", "DenseFeatures"]
 __all__ += layers_more.__all__  # noqa: F405

@@ -75,6 +75,21 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> Any:
     return reduce_mean(unary_math_ops.square(y_pred - y_true), axis=-1)
 
 
+def _squeeze_extra_unit_axis(y_true: Any, y_pred: Any) -> tuple:
+    """tf_keras's squeeze_or_expand_dimensions for a wrapped loss: labels [batch] against predictions [batch, 1]
+    (or the other way round) lose the unit axis, instead of broadcasting to [batch, batch]."""
+    from webflow.ops.manip_ops import squeeze
+    y_true, y_pred = backend.convert_to_tensor(y_true), backend.convert_to_tensor(y_pred)
+    true_rank, pred_rank = y_true.shape.ndims, y_pred.shape.ndims
+    if true_rank is None or pred_rank is None or pred_rank == 0 or true_rank == 0:
+        return y_true, y_pred
+    if pred_rank - true_rank == 1 and y_pred.shape.as_list()[-1] == 1:
+        return y_true, squeeze(y_pred, [-1])
+    if pred_rank - true_rank == -1 and y_true.shape.as_list()[-1] == 1:
+        return squeeze(y_true, [-1]), y_pred
+    return y_true, y_pred
+
+
 class Loss:
     """A loss object: `loss(y_true, y_pred, sample_weight=None)` -> the mean of the per-example losses."""
 
@@ -86,6 +101,7 @@ class Loss:
         self.options = options
 
     def call(self, y_true: Any, y_pred: Any) -> Any:
+        y_true, y_pred = _squeeze_extra_unit_axis(y_true, y_pred)
         return type(self).function(y_true, y_pred, **self.options)
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:

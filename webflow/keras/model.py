@@ -83,6 +83,8 @@ class Model(TrainingMixin, Layer):
                                       "Otherwise, subclass `Model` with an overridden `call()` method.")
         values: dict[int, Any] = {}
         given = flatten(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        if isinstance(inputs, dict) and isinstance(self._input_structure, dict):   # matched by key, as tf_keras
+            given = flatten({key: inputs[key] for key in self._input_structure})
         if len(given) != len(self.inputs):
             raise ValueError(f'Layer "{self.name}" expects {len(self.inputs)} input(s), but it received '
                              f"{len(given)} input tensors.")

@@ -161,6 +161,8 @@ class Adam(Optimizer):
     def update_step(self, gradient: Any, variable: Any, lr: float, step: int) -> None:
         m, v = self.slot(variable, "m"), self.slot(variable, "v")
         alpha = _adam_alpha(lr, self.beta_1, self.beta_2, step)
+        if variable.dtype.base_dtype not in (dtypes.float32, dtypes.float64):
+            alpha = _adam_alpha_as(variable.dtype.base_dtype, lr, self.beta_1, self.beta_2, step)
         m.assign_add((gradient - m) * (1 - self.beta_1))
         v.assign_add((unary_math_ops.square(gradient) - v) * (1 - self.beta_2))
         denominator = v.read_value()
@@ -180,6 +182,18 @@ def _adam_alpha(lr: float, beta_1: float, beta_2: float, step: int) -> Any:
     f32 = np.float32
     beta_1_power, beta_2_power = f32(beta_1) ** f32(step), f32(beta_2) ** f32(step)
     return f32(lr) * np.sqrt(f32(1) - beta_2_power) / (f32(1) - beta_1_power)
+
+
+def _adam_alpha_as(dtype: Any, lr: Any, beta_1: float, beta_2: float, step: Any) -> Any:
+    """alpha in the variable's own dtype, as tf_keras computes it (a pure 'bfloat16' policy: beta_2 = 0.999 is
+    1.0 in bfloat16, so 1 - beta_2^t = 0 and Adam leaves bfloat16 variables unchanged)."""
+    from webflow.ops.binary_math_ops import pow as power
+    from webflow.ops.math_ops import cast
+    t = cast(backend.convert_to_tensor(step), dtype)
+    beta_1_power = power(cast(backend.constant(beta_1, dtype=dtypes.float32), dtype), t)
+    beta_2_power = power(cast(backend.constant(beta_2, dtype=dtypes.float32), dtype), t)
+    lr = cast(backend.convert_to_tensor(lr), dtype)
+    return lr * unary_math_ops.sqrt(1.0 - beta_2_power) / (1.0 - beta_1_power)
 
 
 def _adam_alpha_tensor(lr: Any, beta_1: float, beta_2: float, step: Any) -> Any:

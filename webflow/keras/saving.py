@@ -90,15 +90,54 @@ def sequential_config(model: Any) -> dict:
     entries = []
     if model._input_tensor is not None:
         entries.append(serialize_layer(model._input_tensor.node.layer))
-    entries.extend(serialize_layer(layer) for layer in model.layers)
+    for layer in model.layers:
+        entry = serialize_layer(layer)
+        if not model._is_graph_network and layer._build_input_shape is not None:   # built on a dict of features
+            entry["build_config"] = {"input_shape": _shape_json(layer._build_input_shape)}
+        entries.append(entry)
     return {"name": model.name, "layers": entries}
+
+
+def dict_build_config(model: Any) -> Any:
+    """`{"input_shape": {feature: shape}}` for a Sequential built on a dict of features (None otherwise)."""
+    layers = model.layers if model_class_name(model) == "Sequential" and not model._is_graph_network else []
+    shape = layers[0]._build_input_shape if layers else None
+    return {"input_shape": _shape_json(shape)} if isinstance(shape, dict) else None
+
+
+def _shape_json(shape: Any) -> Any:
+    if isinstance(shape, dict):
+        return {key: _shape_json(value) for key, value in shape.items()}
+    if isinstance(shape, (list, tuple)) and shape and not isinstance(shape[0], (int, type(None))):
+        return [_shape_json(item) for item in shape]
+    return list(shape.as_list() if hasattr(shape, "as_list") else shape)
 
 
 def sequential_from_config(cls: type, config: dict, custom_objects: Any = None) -> Any:
     model = cls(name=config.get("name"))
     for entry in config["layers"]:
         model.add(deserialize_layer(entry, custom_objects))
+    if not model._is_graph_network:
+        _build_from_configs(model, config["layers"])
     return model
+
+
+def _build_from_configs(model: Any, entries: list) -> None:
+    """A Sequential first called on a dict of features has no input shape: each layer is built on the
+    `build_config` input shape tf_keras wrote, inside the model's scope (`sequential/dense/kernel:0`)."""
+    from webflow.framework.tensor_shape import TensorShape
+    from webflow.keras import backend
+    configs = [entry.get("build_config") for entry in entries if entry["class_name"] != "InputLayer"]
+    for layer, build in zip(model.layers, configs):
+        shape = (build or {}).get("input_shape")
+        if shape is None or layer.built:
+            continue
+        shape = {key: TensorShape(value) for key, value in shape.items()} if isinstance(shape, dict) \
+            else TensorShape(shape)
+        with backend.layer_name_scope(model.name), backend.layer_name_scope(layer.name):
+            layer.build(shape)
+        object.__setattr__(layer, "_build_input_shape", shape)
+        layer.built = True
 
 
 # --- Functional --------------------------------------------------------------------------------------------------
@@ -106,15 +145,26 @@ def _history(tensor: Any) -> list:
     return [tensor.node.layer.name, tensor.node.index, tensor.index]
 
 
-def functional_config(model: Any) -> dict:
+def _structured(inputs: Any, describe: Any) -> Any:
+    """A dict of inputs stays a dict of descriptions (tf_keras writes DenseFeatures' inputs so), else a list."""
     from webflow.keras.keras_tensor import flatten
+    if isinstance(inputs, dict):
+        return {key: describe(tensor) for key, tensor in inputs.items()}
+    return [describe(tensor) for tensor in flatten(inputs)]
+
+
+def _inbound(inputs: Any) -> Any:
+    return _structured(inputs, lambda tensor: [*_history(tensor), {}])
+
+
+def functional_config(model: Any) -> dict:
     entries = []
     for layer in model._graph_layers:
         nodes = [node for node in model._nodes if node.layer is layer]
-        inbound = [[[*_history(tensor), {}] for tensor in flatten(node.inputs)] for node in nodes if node.inputs]
+        inbound = [_inbound(node.inputs) for node in nodes if node.inputs]
         entries.append({**serialize_layer(layer), "name": layer.name, "inbound_nodes": inbound})
     return {"name": model.name, "trainable": model.trainable, "layers": entries,
-            "input_layers": [_history(tensor) for tensor in model.inputs],
+            "input_layers": _structured(model._input_structure, _history),
             "output_layers": [_history(tensor) for tensor in model.outputs]}
 
 
@@ -131,16 +181,24 @@ def functional_from_config(cls: type, config: dict, custom_objects: Any = None) 
     while pending:
         waiting = []
         for name, index, node in pending:
-            if all((source, node_index) in outputs for source, node_index, *_ in node):
+            sources = list(node.values()) if isinstance(node, dict) else node
+            if all((source, node_index) in outputs for source, node_index, *_ in sources):
                 inputs = [_pick(outputs[(source, node_index)], tensor_index)
-                          for source, node_index, tensor_index, *_ in node]
+                          for source, node_index, tensor_index, *_ in sources]
+                if isinstance(node, dict):   # a layer called on a dict (DenseFeatures)
+                    inputs = [dict(zip(node, inputs))]
                 outputs[(name, index)] = layers[name](inputs[0] if len(inputs) == 1 else inputs)
             else:
                 waiting.append((name, index, node))
         if len(waiting) == len(pending):
             raise ValueError(f"Cannot rebuild the model: layers {[w[0] for w in waiting]} wait on missing inputs.")
         pending = waiting
-    model_inputs = [_pick(outputs[(name, node)], tensor) for name, node, tensor in config["input_layers"]]
+    input_layers = config["input_layers"]
+    if isinstance(input_layers, dict):   # a dict of Inputs
+        given = {key: _pick(outputs[(name, node)], tensor) for key, (name, node, tensor) in input_layers.items()}
+        model_outputs = [_pick(outputs[(name, node)], tensor) for name, node, tensor in config["output_layers"]]
+        return cls(given, model_outputs[0] if len(model_outputs) == 1 else model_outputs, name=config.get("name"))
+    model_inputs = [_pick(outputs[(name, node)], tensor) for name, node, tensor in input_layers]
     model_outputs = [_pick(outputs[(name, node)], tensor) for name, node, tensor in config["output_layers"]]
     return cls(model_inputs[0] if len(model_inputs) == 1 else model_inputs,
                model_outputs[0] if len(model_outputs) == 1 else model_outputs, name=config.get("name"))

@@ -76,6 +76,9 @@ def save_model(model: Any, filepath: Any, overwrite: bool = True) -> None:
               "registered_name": None}
     if config["class_name"] == "Functional":   # where tf_keras finds the class (it writes the same)
         config.update(module="tf_keras.src.engine.functional", registered_name="Functional")
+    built_on = saving.dict_build_config(model)
+    if built_on is not None:   # a Sequential built on a dict of features: tf_keras builds it from this
+        config["build_config"] = built_on
     compiled = saving_compile.compile_config(model)
     if compiled is not None:
         config["compile_config"] = compiled

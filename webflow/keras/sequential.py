@@ -58,7 +58,7 @@ class Sequential(Model):
         self._init_graph(self._input_tensor, output)
 
     def build(self, input_shape: Any = None) -> None:
-        if not self._is_graph_network and input_shape is not None:
+        if not self._is_graph_network and input_shape is not None and not isinstance(input_shape, dict):
             with backend.layer_name_scope(None):   # built as if at top level: `dense/kernel:0`
                 self._build_from(input_shape)
         self.built = True
@@ -76,6 +76,16 @@ class Sequential(Model):
         return list(self._stack)
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        if isinstance(inputs, dict) and not self._is_graph_network:
+            return self._call_stack(inputs, training)
         if not self._is_graph_network:   # deferred build: the first batch gives the input shape
             self.build([None, *inputs.shape.as_list()[1:]])
         return super().call(inputs, training=training)
+
+    def _call_stack(self, inputs: Any, training: Any) -> Any:
+        """A dict of features (a DenseFeatures first): no graph network, each layer called in turn inside the
+        model's scope (`sequential/dense/kernel:0`), as tf_keras runs a Sequential it cannot build from a shape."""
+        outputs = inputs
+        for layer in self._stack:
+            outputs = layer(outputs, training=training)
+        return outputs

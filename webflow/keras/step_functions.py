@@ -104,4 +104,6 @@ def _lr_key(model: Any) -> Any:
 
 def _batch_size(x: Any) -> int:
     first = x[0] if isinstance(x, (list, tuple)) else x
+    if isinstance(first, dict):   # a dict of features: the batch of the first by key
+        first = first[sorted(first)[0]]
     return int(first.shape[0])

@@ -258,7 +258,7 @@ class _Batches:
         if self.dataset:
             self.steps = int(steps) if steps else _count_elements(x)
         else:
-            self.size = len(x[0]) if isinstance(x, (list, tuple)) else len(x)
+            self.size = _length(x)
             self.steps = math.ceil(self.size / batch_size)
 
     def epoch(self) -> Any:
@@ -304,7 +304,16 @@ def _take(data: Any, index: Any) -> Any:
         return None
     if isinstance(data, (list, tuple)):
         return [item[index] for item in data]
+    if isinstance(data, dict):   # a dict of feature arrays (DenseFeatures): each one sliced
+        return {key: value[index] for key, value in data.items()}
     return data[index]
+
+
+def _length(x: Any) -> int:
+    """The number of examples in arrays x (a list of arrays, a dict of feature arrays, or one array)."""
+    if isinstance(x, dict):
+        return len(x[sorted(x)[0]])
+    return len(x[0]) if isinstance(x, (list, tuple)) else len(x)
 
 
 def _unpack(data: Any) -> tuple:
@@ -317,13 +326,15 @@ def _unpack(data: Any) -> tuple:
 
 def _split(x: Any, y: Any, fraction: float) -> tuple:
     """The last `fraction` of the examples become the validation data (before any shuffling)."""
-    size = len(x[0]) if isinstance(x, (list, tuple)) else len(x)
+    size = _length(x)
     at = int(math.floor(size * (1.0 - fraction)))
     return _take(x, slice(0, at)), _take(y, slice(0, at)), (_take(x, slice(at, None)), _take(y, slice(at, None)))
 
 
 def _batch_size(x: Any) -> int:
     first = x[0] if isinstance(x, (list, tuple)) else x
+    if isinstance(first, dict):   # a dict of features: the batch of the first by key
+        first = first[sorted(first)[0]]
     return int(first.shape[0])
 
 

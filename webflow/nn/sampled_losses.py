@@ -31,11 +31,11 @@ def _sum_rows(x: Any) -> Any:
 def _true_logits(inputs: Any, true_w: Any, true_b: Any, num_true: int) -> Any:
     """inputs[i] . true_w[i, k] + true_b[i, k] for each row i and true class k."""
     dim = array_ops.shape(true_w)[1:2]
-    row_wise_dots = math_ops.multiply(manip_ops.expand_dims(inputs, 1),
-                                      array_ops.reshape(true_w, concat_ops.concat([[-1, num_true], dim], 0)))
+    new_true_w_shape = concat_ops.concat([[-1, num_true], dim], 0)
+    row_wise_dots = math_ops.multiply(manip_ops.expand_dims(inputs, 1), array_ops.reshape(true_w, new_true_w_shape))
     dots_as_matrix = array_ops.reshape(row_wise_dots, concat_ops.concat([[-1], dim], 0))
     true_logits = array_ops.reshape(_sum_rows(dots_as_matrix), [-1, num_true])
-    return math_ops.add(true_logits, array_ops.reshape(true_b, [-1, num_true]))
+    return true_logits + array_ops.reshape(true_b, [-1, num_true])  # (`+=` in TensorFlow: node "add")
 
 
 def _remove_hits(sampled_logits: Any, labels: Any, sampled: Any, num_sampled: int, num_true: int) -> Any:
@@ -45,8 +45,7 @@ def _remove_hits(sampled_logits: Any, labels: Any, sampled: Any, num_sampled: in
                                        "sparse_indices")
     shape = concat_ops.concat([array_ops.shape(labels)[:1], manip_ops.expand_dims(num_sampled, 0)], 0)
     weights = math_ops.cast(weights, sampled_logits.dtype)
-    return math_ops.add(sampled_logits, sparse_to_dense(sparse_indices, shape, weights, default_value=0.0,
-                                                        validate_indices=False))
+    return sampled_logits + sparse_to_dense(sparse_indices, shape, weights, default_value=0.0, validate_indices=False)
 
 
 def compute_sampled_logits(weights: Any, biases: Any, labels: Any, inputs: Any, num_sampled: int, num_classes: int,
@@ -67,20 +66,20 @@ def compute_sampled_logits(weights: Any, biases: Any, labels: Any, inputs: Any, 
         inputs = convert_to_tensor(inputs)
         all_ids = concat_ops.concat([labels_flat, sampled], 0)
         all_w = math_ops.cast(embedding_lookup(weights, all_ids), inputs.dtype)
-        n_true = array_ops.shape(labels_flat)[0]
-        true_w = indexing_ops.slice(all_w, [0, 0], concat_ops.stack([n_true, -1]))
-        sampled_w = indexing_ops.slice(all_w, concat_ops.stack([n_true, 0]), [-1, -1])
+        # shape(labels_flat)[0] built twice, as TensorFlow's graph does (Shape, Shape_1)
+        true_w = indexing_ops.slice(all_w, [0, 0], concat_ops.stack([array_ops.shape(labels_flat)[0], -1]))
+        sampled_w = indexing_ops.slice(all_w, concat_ops.stack([array_ops.shape(labels_flat)[0], 0]), [-1, -1])
         sampled_logits = matmul_ops.matmul(inputs, sampled_w, transpose_b=True)
         all_b = math_ops.cast(embedding_lookup(biases, all_ids), inputs.dtype)
         true_b = indexing_ops.slice(all_b, [0], array_ops.shape(labels_flat))
         sampled_b = indexing_ops.slice(all_b, array_ops.shape(labels_flat), [-1])
         true_logits = _true_logits(inputs, true_w, true_b, num_true)
-        sampled_logits = math_ops.add(sampled_logits, sampled_b)
+        sampled_logits = sampled_logits + sampled_b
         if remove_accidental_hits:
             sampled_logits = _remove_hits(sampled_logits, labels, sampled, num_sampled, num_true)
         if subtract_log_q:
-            true_logits = math_ops.subtract(true_logits, unary_math_ops.log(true_expected))
-            sampled_logits = math_ops.subtract(sampled_logits, unary_math_ops.log(sampled_expected))
+            true_logits = true_logits - unary_math_ops.log(true_expected)
+            sampled_logits = sampled_logits - unary_math_ops.log(sampled_expected)
         out_logits = concat_ops.concat([true_logits, sampled_logits], 1)
         out_labels = concat_ops.concat([math_ops.truediv(array_ops.ones_like(true_logits), float(num_true)),
                                         array_ops.zeros_like(sampled_logits)], 1)

@@ -154,17 +154,32 @@ def reshape_kernel(x: Any, new_shape: Any) -> Any:
 @register_gradient("Reshape")
 def _reshape_grad(op: Any, grad: Any) -> list:
     """dy/dx = reshape grad back to x's shape."""
-    x = op.inputs[0]
-    target = x.shape.as_list() if x.shape.is_fully_defined() else shape(x)
-    return [reshape(grad, target), None]
+    dims = op.inputs[0].shape.as_list() if op.inputs[0].shape.rank is not None else None
+    if dims is not None and dims.count(None) == 1 and 0 not in dims:  # one unknown dim: -1, no Shape op
+        return [reshape(grad, [-1 if d is None else d for d in dims]), None]
+    return [reshape(grad, shape(op.inputs[0])), None]  # (a Const "Shape" when x's shape is known, as TF)
 
 
 def reshape(tensor: Any, shape: Any, name: str | None = None) -> Any:  # noqa: A002
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
+    if isinstance(shape, (list, tuple)) and not shape and not context.executing_eagerly():
+        return _reshape_to_scalar(tensor, name)
     if isinstance(shape, (list, tuple)) and not any(hasattr(d, "dtype") for d in shape):
         shape = backend_values.array([-1 if d is None else int(d) for d in shape], dtypes.int32)
     return apply_op("Reshape", [tensor, shape], name=name)
+
+
+def _reshape_to_scalar(tensor: Any, name: str | None) -> Any:
+    """reshape(x, []): TensorFlow's op builder first converts `[]` with no dtype (a float32 Const "shape", left
+    unused), then as int32 ("shape_1"): the graph has both."""
+    from webflow.ops.constants import constant
+
+    with _name_scope(name or "Reshape") as scope:
+        tensor = convert_to_tensor(tensor, name="tensor")
+        constant(backend_values.vector([], dtypes.float32), name="shape")
+        target = convert_to_tensor(backend_values.vector([], dtypes.int32), name="shape")
+        return apply_op("Reshape", [tensor, target], name=scope)
 
 
 # --- Fill, zeros, ones ----------------------------------------------------------------------------

@@ -15,12 +15,12 @@ from webflow.backends.c import elementwise as c_elementwise
 from webflow.backends.portable import array_kernels, math_kernels, shape_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
-from webflow.framework.scopes import name_scope_v1
+from webflow.framework.scopes import control_dependencies, name_scope_v1
 from webflow.framework.tensor import OPERATORS
 from webflow.ops import array_ops, concat_ops, logic_ops, unary_math_ops
-from webflow.ops.broadcast_ops import unbroadcast
+from webflow.ops.broadcast_ops import reduce_gradient_args, shapes_fully_specified_and_equal
 from webflow.ops.convert import convert_to_tensor
-from webflow.ops.math_ops import _binary_operator, multiply, negative, real_div, subtract
+from webflow.ops.math_ops import _binary_operator, multiply, negative, real_div
 from webflow.ops.registry import apply_op, register_gradient, register_op
 from webflow.ops.shapes import broadcast_binary
 
@@ -78,7 +78,7 @@ def floor_mod_kernel(x: Any, y: Any) -> Any:
 def _floor_mod_grad(op: Any, grad: Any) -> list:
     """dz/dx = 1, dz/dy = -floor(x / y)."""
     x, y = op.inputs
-    return [unbroadcast(grad, x), unbroadcast(multiply(grad, negative(floor_div(x, y))), y)]
+    return list(reduce_gradient_args(x, y, grad, grad * negative(floor_div(x, y))))
 
 
 def floormod(x: Any, y: Any, name: str | None = None) -> Any:
@@ -104,13 +104,12 @@ def pow_kernel(x: Any, y: Any) -> Any:
 def _pow_grad(op: Any, grad: Any) -> list:
     """dz/dx = y x^(y-1); dz/dy = z ln x for x > 0, else 0 (avoids a false singularity at x = 0)."""
     x, y = op.inputs
-    z = op.outputs[0]
-    grad_x = multiply(grad, multiply(y, pow(x, subtract(y, 1))))
-    positive = logic_ops.greater(x, array_ops.zeros_like(x))
-    safe_x = logic_ops.select_v2(positive, x, array_ops.ones_like(x))
-    log_x = logic_ops.select_v2(positive, unary_math_ops.log(safe_x), array_ops.zeros_like(x))
-    grad_y = multiply(grad, multiply(z, log_x))
-    return [unbroadcast(grad_x, x), unbroadcast(grad_y, y)]
+    grad_x = grad * y * pow(x, y - 1)
+    positive = x > 0
+    safe_x = logic_ops.select(positive, x, array_ops.ones_like(x))  # TF1's where: a Select node
+    log_x = logic_ops.select(positive, unary_math_ops.log(safe_x), array_ops.zeros_like(x))
+    grad_y = grad * op.outputs[0] * log_x
+    return list(reduce_gradient_args(x, y, grad_x, grad_y))
 
 
 def pow(x: Any, y: Any, name: str | None = None) -> Any:  # noqa: A001 - TensorFlow's name
@@ -135,23 +134,24 @@ def minimum_kernel(x: Any, y: Any) -> Any:
 
 
 def _route(op: Any, grad: Any, x_wins: Any) -> list:
-    """The gradient goes to x where x was chosen (ties go to x, as in TensorFlow), to y elsewhere."""
+    """The gradient goes to x where `x_wins(x, y)` (ties go to x, as in TensorFlow), to y elsewhere."""
     x, y = op.inputs
     zeros = array_ops.zeros_like(grad)
-    return [unbroadcast(logic_ops.select_v2(x_wins, grad, zeros), x),
-            unbroadcast(logic_ops.select_v2(x_wins, zeros, grad), y)]
+    x_mask = x_wins(x, y)
+    return list(reduce_gradient_args(x, y, logic_ops.select_v2(x_mask, grad, zeros),
+                                     logic_ops.select_v2(x_mask, zeros, grad)))
 
 
 @register_gradient("Maximum")
 def _maximum_grad(op: Any, grad: Any) -> list:
     """dz/dx = [x >= y], dz/dy = [x < y]."""
-    return _route(op, grad, logic_ops.greater_equal(*op.inputs))
+    return _route(op, grad, logic_ops.greater_equal)
 
 
 @register_gradient("Minimum")
 def _minimum_grad(op: Any, grad: Any) -> list:
     """dz/dx = [x <= y], dz/dy = [x > y]."""
-    return _route(op, grad, logic_ops.less_equal(*op.inputs))
+    return _route(op, grad, logic_ops.less_equal)
 
 
 def maximum(x: Any, y: Any, name: str | None = None) -> Any:
@@ -175,8 +175,12 @@ def squared_difference_kernel(x: Any, y: Any) -> Any:
 def _squared_difference_grad(op: Any, grad: Any) -> list:
     """dz/dx = 2 (x - y), dz/dy = -2 (x - y)."""
     x, y = op.inputs
-    grad_x = multiply(multiply(grad, 2), subtract(x, y))
-    return [unbroadcast(grad_x, x), unbroadcast(negative(grad_x), y)]
+    with control_dependencies([grad]):  # (as TensorFlow: the Const "scalar" and "sub" wait for grad)
+        two = convert_to_tensor(2.0, dtype=grad.dtype.base_dtype, name="scalar")
+        grad_x = multiply(two, grad) * (x - y)
+    if shapes_fully_specified_and_equal(x, y, grad):
+        return [grad_x, negative(grad_x)]
+    return list(reduce_gradient_args(x, y, grad_x, negative(grad_x)))
 
 
 def squared_difference(x: Any, y: Any, name: str | None = None) -> Any:
@@ -232,8 +236,8 @@ def div_no_nan_kernel(x: Any, y: Any) -> Any:
 def _div_no_nan_grad(op: Any, grad: Any) -> list:
     """dz/dx = 1/y, dz/dy = -x/y^2 (both 0 where y == 0)."""
     x, y = op.inputs
-    return [unbroadcast(div_no_nan(grad, y), x),
-            unbroadcast(multiply(grad, div_no_nan(div_no_nan(negative(x), y), y)), y)]
+    grad_x = div_no_nan(grad, y)
+    return list(reduce_gradient_args(x, y, grad_x, grad * div_no_nan(div_no_nan(negative(x), y), y)))
 
 
 def div_no_nan(x: Any, y: Any, name: str | None = None) -> Any:

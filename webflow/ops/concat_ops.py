@@ -10,11 +10,21 @@ from typing import Any
 
 from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import np
-from webflow.backends.portable import array_kernels, shape_kernels
-from webflow.framework import dtypes
-from webflow.ops.array_ops import identity, shape
-from webflow.ops.convert import constant_value, convert_to_tensor
-from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
+from webflow.backends.portable import array_kernels, concat_offset_kernels, shape_kernels
+from webflow.framework import context, dtypes
+from webflow.framework.errors import InvalidArgumentError
+from webflow.framework.tensor import Tensor
+from webflow.ops.array_ops import identity, rank, shape
+from webflow.ops.convert import constant_value, convert_to_tensor, is_tensor_like
+from webflow.ops.registry import (
+    NotDifferentiable,
+    ShapeError,
+    apply_op,
+    op_scope,
+    output_spec,
+    register_gradient,
+    register_op,
+)
 from webflow.ops.shapes import merged_shape, normalize_axis
 
 
@@ -61,8 +71,14 @@ concat_kernel = _concat_kernel_impl
 
 @register_gradient("ConcatV2")
 def _concat_grad(op: Any, grad: Any) -> list:
-    """Each input gets its slice of grad along the axis."""
+    """Each input gets its slice of grad along the axis. In a graph as TensorFlow builds it: the axis mod Rank, the
+    inputs' shapes (Consts when all are known, else a Shape of the first, then ShapeN), ConcatOffset, one Slice
+    each; eagerly (and for IndexedSlices, or more than 16 inputs) a split."""
     values, axis = op.inputs[:-1], op.inputs[-1]
+    if len(values) == 1:
+        return [grad, None]
+    if not context.executing_eagerly() and isinstance(grad, Tensor) and len(values) <= 16:
+        return _sliced_concat_grad(values, axis, grad) + [None]
     sizes = [v.shape.as_tuple()[int(constant_value(axis))] if constant_value(axis) is not None and
              v.shape.rank is not None else None for v in values]
     if None in sizes:
@@ -71,12 +87,60 @@ def _concat_grad(op: Any, grad: Any) -> list:
     return split(grad, sizes, axis=axis) + [None]
 
 
+def _sliced_concat_grad(values: list, axis: Any, grad: Any) -> list:
+    axis = axis % rank(values[0])  # node "mod"
+    sizes = _input_shapes(values)
+    offsets = apply_op("ConcatOffset", [axis] + sizes, {"N": len(sizes)})
+    return [apply_op("Slice", [grad, begin, size]) for begin, size in zip(offsets, sizes)]
+
+
+def _input_shapes(values: list) -> list:
+    """Const shapes when every input's shape is known; else, after the first Shape, one ShapeN (as TensorFlow's
+    _ExtractInputShapes, which leaves that Shape unused)."""
+    sizes = []
+    for value in values:
+        size = shape(value)
+        if size.op.type != "Const":
+            return apply_op("ShapeN", list(values), {"N": len(values), "out_type": dtypes.int32})
+        sizes.append(size)
+    return sizes
+
+
+# --- ConcatOffset (ConcatV2's gradient) -----------------------------------------------------------------
+def _concat_offset_shape(inputs: list, attrs: dict) -> list:
+    return [output_spec(t.shape, t.dtype.base_dtype) for t in inputs[1:]]
+
+
+@register_op("ConcatOffset", "ConcatOffset", inputs=("concat_dim", "*shape"), shape=_concat_offset_shape,
+             portable=concat_offset_kernels.concat_offset)
+def concat_offset_kernel(concat_dim: Any, *shapes: Any, N: int) -> list:  # noqa: N803 - TensorFlow's attr name
+    """offset_i = 0 on every axis but concat_dim, where it is the sum of shape_j[concat_dim] for j < i."""
+    axis = int(concat_dim)
+    if not 0 <= axis < len(shapes[0]):
+        raise InvalidArgumentError(None, None, f"Concat dim is out of range: {axis} vs. {len(shapes[0])}")
+    offsets, start = [], 0
+    for size in shapes:
+        offset = np.zeros_like(size)
+        offset[axis] = start
+        start += int(size[axis])
+        offsets.append(offset)
+    return offsets
+
+
+NotDifferentiable("ConcatOffset")
+
+
 def concat(values: list, axis: Any, name: str = "concat") -> Any:
     values = list(values)
     if len(values) == 1:
         with op_scope(name) as scope:
             return identity(values[0], name=scope)
-    return apply_op("ConcatV2", values + [_as_axis(axis)], {"N": len(values)}, name=name)
+    with op_scope(name) as scope:  # TensorFlow's nodes: Python values first ("concat/values_0"), then "concat/axis"
+        dtype = next((v.dtype.base_dtype for v in values if is_tensor_like(v)), None)
+        values = [v if is_tensor_like(v) else convert_to_tensor(v, dtype=dtype, name=f"values_{i}")
+                  for i, v in enumerate(values)]
+        axis = convert_to_tensor(axis, dtype=dtypes.int32, name="axis")
+        return apply_op("ConcatV2", values + [axis], {"N": len(values)}, name=scope or None)
 
 
 def _as_axis(axis: Any) -> Any:
@@ -108,7 +172,29 @@ def _pack_grad(op: Any, grad: Any) -> list:
 
 def stack(values: list, axis: int = 0, name: str = "stack") -> Any:
     values = list(values)
+    if axis == 0 and values and not any(isinstance(v, (list, tuple)) for v in values):
+        return _autopacked(values, name)
     return apply_op("Pack", values, {"N": len(values), "axis": axis}, name=name)
+
+
+def _autopacked(values: list, name: str) -> Any:
+    """stack(values) along axis 0 as TensorFlow converts a list: one Const "stack" when nothing in it is a tensor,
+    else a Pack whose Python entries become Consts named by their position ("stack/1"), in the tensors' dtype."""
+    from webflow.ops.constants import constant
+
+    tensors = [v for v in values if hasattr(v, "dtype") and not _is_plain_array(v)]
+    if not tensors:
+        return constant(values, name=name)
+    dtype = tensors[0].dtype.base_dtype
+    with op_scope(name) as scope:
+        packed = [v if any(v is t for t in tensors) else constant(v, dtype=dtype, name=str(i))
+                  for i, v in enumerate(values)]
+        return apply_op("Pack", packed, {"N": len(packed), "axis": 0}, name=scope or None)
+
+
+def _is_plain_array(value: Any) -> bool:
+    """A NumPy array or scalar (not a tensor): converted like a Python number."""
+    return type(value).__module__ == "numpy"
 
 
 # --- Unpack / Split (needed by gradients of Pack and ConcatV2) --------------------------------------

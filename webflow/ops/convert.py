@@ -272,14 +272,89 @@ def constant_value_as_shape(tensor: Any) -> Any:
 
     if isinstance(tensor, Tensor) and tensor.op.type == "Shape":
         return tensor.op.inputs[0].shape
+    if isinstance(tensor, Tensor) and tensor.op.type == "ShapeN":
+        return tensor.op.inputs[tensor.value_index].shape
     if isinstance(tensor, Tensor) and tensor.op.type == "Pack":
-        return TensorShape([_known_dim(constant_value(t)) for t in tensor.op.inputs])
+        return TensorShape([_pack_entry(t) for t in tensor.op.inputs])
+    if isinstance(tensor, Tensor) and tensor.op.type == "ConcatV2":  # (TensorFlow's constant_value_as_shape too)
+        parts = [constant_value_as_shape(t) for t in tensor.op.inputs[:-1]]
+        if all(part.rank is not None for part in parts):
+            return TensorShape([d for part in parts for d in part.as_tuple()])
+    if isinstance(tensor, Tensor) and tensor.op.type == "StridedSlice":
+        sliced = _sliced_shape(tensor.op)
+        if sliced is not None:
+            return sliced
+    if isinstance(tensor, Tensor) and tensor.op.type == "ExpandDims" and tensor.op.inputs[0].shape.rank == 0:
+        return TensorShape([_known_dim(constant_value(tensor.op.inputs[0]))])  # a scalar made a 1-vector
     value = constant_value(tensor)
     if value is not None:
         return TensorShape([_known_dim(v) for v in values.flat_list(value)])
     if tensor.shape.rank == 1 and tensor.shape.as_tuple()[0] is not None:
         return TensorShape([None] * tensor.shape.as_tuple()[0])
     return TensorShape(None)
+
+
+def folded_int_values(tensor: Any) -> list | None:
+    """The flat integer values of an index tensor when its small subgraph of constants can be evaluated now (as
+    TensorFlow's shape inference does): a Const, or Range / AddV2 / Sub / FloorMod of such (a gradient's indices,
+    a Rank - 1)."""
+    if getattr(tensor, "dtype", None) is None or not tensor.dtype.base_dtype.is_integer:
+        return None
+    value = constant_value(tensor)
+    if value is not None:
+        return [int(i) for i in values.flat_list(value)]
+    op = getattr(tensor, "op", None)
+    if op is None or op.type not in ("Range", "AddV2", "Sub", "FloorMod"):
+        return None
+    operands = [folded_int_values(t) for t in op.inputs]
+    if any(v is None for v in operands) or any(len(v) != 1 for v in operands[1:]):
+        return None
+    if op.type == "Range":
+        return list(range(operands[0][0], operands[1][0], operands[2][0])) if len(operands[0]) == 1 else None
+    other = operands[1][0]
+    if op.type == "FloorMod":
+        return None if other == 0 else [v % other for v in operands[0]]
+    return [v - other for v in operands[0]] if op.type == "Sub" else [v + other for v in operands[0]]
+
+
+def _pack_entry(tensor: Any) -> Any:
+    """One entry of a packed shape vector, when build-time folding knows it."""
+    folded = folded_int_values(tensor)
+    return _known_dim(folded[0]) if folded is not None and len(folded) == 1 else _static_dim_of(tensor)
+
+
+def _static_dim_of(tensor: Any) -> Any:
+    """shape(x)[i] (a StridedSlice that shrinks a Shape to one entry) when x's dim i is known at build time, as
+    TensorFlow's shape inference folds it (e.g. ones(stack([shape(x)[1], 1])) of x [None, 6] is [6, 1])."""
+    op = tensor.op
+    if op.type != "StridedSlice" or op._attrs.get("shrink_axis_mask", 0) != 1 or op.inputs[0].op.type != "Shape":
+        return None
+    begin = constant_value(op.inputs[1])
+    dims = op.inputs[0].op.inputs[0].shape
+    if begin is None or dims.rank is None:
+        return None
+    index = int(values.flat_list(begin)[0])
+    return dims.as_tuple()[index] if -dims.rank <= index < dims.rank else None
+
+
+def _sliced_shape(op: Any) -> Any:
+    """shape_tensor[begin:end:stride] with constant one-axis bounds and no masks but begin/end (as TensorFlow's
+    constant_value_as_shape), e.g. tf.shape(x)[1:2]; None otherwise."""
+    from webflow.framework.tensor_shape import TensorShape
+
+    bounds = [constant_value(t) for t in op.inputs[1:]]
+    if any(b is None for b in bounds) or any(op._attrs.get(m, 0) for m in
+                                               ("ellipsis_mask", "new_axis_mask", "shrink_axis_mask")):
+        return None
+    begin, end, stride = (values.flat_list(b) for b in bounds)
+    if len(begin) != 1 or op._attrs.get("begin_mask", 0) not in (0, 1) or op._attrs.get("end_mask", 0) not in (0, 1):
+        return None
+    whole = constant_value_as_shape(op.inputs[0])
+    if whole.rank is None:
+        return None
+    start = None if op._attrs.get("begin_mask", 0) else int(begin[0])
+    stop = None if op._attrs.get("end_mask", 0) else int(end[0])
+    return TensorShape(list(whole.as_tuple())[start:stop:int(stride[0])])
 
 
 def _known_dim(value: Any) -> Any:

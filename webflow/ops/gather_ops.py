@@ -71,18 +71,20 @@ def gather_kernel(params: Any, indices: Any, axis: Any, *, batch_dims: int = 0) 
 @register_gradient("GatherV2")
 def _gather_grad(op: Any, grad: Any) -> list:
     """Axis 0: IndexedSlices(values=grad rows, indices, dense_shape=shape(params)); else a segment sum."""
+    from webflow.ops import manip_ops
     from webflow.ops.manip_ops import transpose
 
     params, indices, axis_t = op.inputs
     params_shape = array_ops.shape(params)
     axis = constant_value(axis_t)
-    flat_indices = array_ops.reshape(indices, [-1])
     if axis is not None and int(axis) in (0, -params.shape.rank if params.shape.rank else 0):
-        if params.shape.rank is not None and params.shape[1:].is_fully_defined():
-            values = array_ops.reshape(grad, [-1] + params.shape.as_list()[1:])
-        else:
-            values = array_ops.reshape(grad, concat_ops.concat([[-1], params_shape[1:]], 0))
-        return [IndexedSlices(values, flat_indices, params_shape), None, None]
+        # TensorFlow's nodes: Size and ExpandDims of the indices' count, strided_slice of the shape's tail, concat,
+        # Reshape of grad to [count, *tail] and Reshape_1 of the indices to [count]
+        indices_size = manip_ops.expand_dims(array_ops.size(indices), 0)
+        values_shape = concat_ops.concat([indices_size, params_shape[1:]], 0)
+        values = array_ops.reshape(grad, values_shape)
+        return [IndexedSlices(values, array_ops.reshape(indices, indices_size), params_shape), None, None]
+    flat_indices = array_ops.reshape(indices, [-1])
     if axis is None or params.shape.rank is None or indices.shape.rank is None:
         raise ValueError(f"The gradient of {op.name} along a non-constant axis needs known ranks")
     # Move the indices' dims to the front, sum rows that share an index, move the axis back.

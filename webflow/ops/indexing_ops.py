@@ -21,7 +21,7 @@ from webflow.framework.tensor import OPERATORS, TensorBase
 from webflow.framework.tensor_shape import TensorShape
 from webflow.ops import array_ops, concat_ops
 from webflow.ops.convert import constant_value, constant_value_as_shape, convert_to_tensor
-from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
 
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
@@ -90,11 +90,11 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
                     masks, name=name)
 
 
-def _index_vector(value: Any) -> Any:
+def _index_vector(value: Any, name: str = "stack") -> Any:
     if isinstance(value, (list, tuple)) and not any(isinstance(v, TensorBase) for v in value):
         return backend_values.array(value, dtypes.int32)
     if isinstance(value, (list, tuple)):
-        return concat_ops.stack(list(value))
+        return concat_ops.stack(list(value), name=name)
     return value
 
 
@@ -203,12 +203,14 @@ def _slice_shape(inputs: list, attrs: dict) -> tuple:
     rank = rank if rank is not None else length
     if length is not None and length != rank:
         raise ShapeError(f"Length of size ({length}) and rank of input ({rank}) must be equal")
-    if size is None:
-        return output_spec([None] * rank, dtype)
+    if size is None:  # what a ShapeN, Shape or Pack tells of it (TensorFlow's MakeShapeFromShapeTensor)
+        partial = constant_value_as_shape(size_t)
+        return output_spec(list(partial.as_tuple()) if partial.rank == rank else [None] * rank, dtype)
     dims = list(x.shape.as_tuple()) if x.shape.rank is not None else [None] * rank
+    begins = _partial_begin(begin, begin_t, rank)
     result = []
     for i, (d, s) in enumerate(zip(dims, backend_values.flat_list(size))):
-        b = None if begin is None else int(backend_values.flat_list(begin)[i])
+        b = begins[i]
         s = int(s)
         if s != -1:
             if d is not None and b is not None and not (0 <= b and 0 <= s <= d - b):
@@ -217,6 +219,14 @@ def _slice_shape(inputs: list, attrs: dict) -> tuple:
         else:
             result.append(None if d is None or b is None else d - b)
     return output_spec(result, dtype)
+
+
+def _partial_begin(begin: Any, begin_t: Any, rank: int) -> list:
+    """begin's entries known at build time (None where not: a Pack of a run-time size and a 0 knows the 0)."""
+    if begin is not None:
+        return [int(b) for b in backend_values.flat_list(begin)]
+    partial = constant_value_as_shape(begin_t)
+    return list(partial.as_tuple()) if partial.rank == rank else [None] * rank
 
 
 @register_op("Slice", "Slice", inputs=("input", "begin", "size"), shape=_slice_shape, same_dtype=(1, 2),
@@ -240,16 +250,23 @@ def slice_kernel(x: Any, begin: Any, size: Any) -> Any:
 
 @register_gradient("Slice")
 def _slice_grad(op: Any, grad: Any) -> list:
-    """dx = grad padded with zeros: begin before, (shape(x) - begin - size) after, on every axis."""
-    from webflow.ops.math_ops import subtract
+    """dx = grad padded with zeros: begin before, (shape(x) - size - begin) after, on every axis (TensorFlow's
+    nodes: Rank, Shape of the output, stack, Reshape the two [rank, 1] columns, concat, Pad)."""
     from webflow.ops.pad_ops import pad
 
     x, begin, _ = op.inputs
     index_dtype = begin.dtype.base_dtype
-    after = subtract(subtract(array_ops.shape(x, out_type=index_dtype), begin),
-                     array_ops.shape(grad, out_type=index_dtype))
-    return [pad(grad, concat_ops.stack([begin, after], axis=1)), None, None]
+    input_rank = array_ops.rank(x)
+    slice_size = array_ops.shape(op.outputs[0], out_type=index_dtype)
+    column = concat_ops.stack([input_rank, 1])
+    before = array_ops.reshape(begin, column)
+    after = array_ops.reshape(array_ops.shape(x, out_type=index_dtype) - slice_size - begin, column)
+    return [pad(grad, concat_ops.concat([before, after], 1)), None, None]
 
 
 def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Any:  # noqa: A001 - TF's name
-    return apply_op("Slice", [input_, _index_vector(begin), _index_vector(size)], name=name)
+    with op_scope(name or "Slice") as scope:  # a list holding tensors is packed as the input's name: "Slice/begin"
+        begin = _index_vector(begin, "begin")  # (converted in order, as TensorFlow's op builder: begin, then size)
+        begin = begin if isinstance(begin, TensorBase) else convert_to_tensor(begin, name="begin")
+        size = _index_vector(size, "size")
+        return apply_op("Slice", [input_, begin, size], name=scope or None)

@@ -279,11 +279,16 @@ def select_v2_kernel(cond: Any, t: Any, e: Any) -> Any:
 
 @register_gradient("SelectV2")
 def _select_v2_grad(op: Any, grad: Any) -> list:
-    """As Select, then summed over the dimensions along which t or e were broadcast."""
+    """As Select (with a scalar 0, "zeros"), then each summed over the dimensions along which it was broadcast to
+    the output's shape (TensorFlow's _ReduceGradientArgs of t, and of e, against the output)."""
     cond, x, y = op.inputs
-    zeros = array_ops.zeros_like(grad)
-    return [None, broadcast_ops.unbroadcast(select_v2(cond, grad, zeros), x),
-            broadcast_ops.unbroadcast(select_v2(cond, zeros, grad), y)]
+    z = op.outputs[0]
+    zeros = array_ops.zeros([], dtype=grad.dtype.base_dtype)
+    grad_x = select_v2(cond, grad, zeros)
+    grad_y = select_v2(cond, zeros, grad)
+    grad_x, _ = broadcast_ops.reduce_gradient_args(x, z, grad_x, None)
+    grad_y, _ = broadcast_ops.reduce_gradient_args(y, z, grad_y, None)
+    return [None, grad_x, grad_y]
 
 
 def select_v2(condition: Any, x: Any, y: Any, name: str | None = None) -> Any:

@@ -14,7 +14,7 @@ from webflow.backends.arrays.numpy_arrays import np
 from webflow.backends.portable import array_kernels, math_kernels, shape_kernels
 from webflow.framework import dtypes
 from webflow.ops import array_ops, concat_ops, sequence_ops
-from webflow.ops.convert import constant_value, convert_to_tensor
+from webflow.ops.convert import constant_value, constant_value_as_shape, convert_to_tensor
 from webflow.ops.registry import (
     NotDifferentiable,
     ShapeError,
@@ -184,9 +184,17 @@ def _tile_shape(inputs: list, attrs: dict) -> tuple:
     if length is not None and length != rank:
         raise ShapeError(f"Expected multiples argument to be a vector of length {rank} but got length {length}")
     dims = x.shape.as_tuple() if x.shape.rank is not None else (None,) * rank
-    if multiples is None:
-        return output_spec([None] * rank, x.dtype.base_dtype)
-    return output_spec([None if d is None else d * m for d, m in zip(dims, multiples)], x.dtype.base_dtype)
+    if multiples is None:  # what a Shape or Pack of partly known dims tells (TensorFlow's MakeShapeFromShapeTensor)
+        partial = constant_value_as_shape(multiples_t)
+        multiples = partial.as_tuple() if partial.rank == rank else (None,) * rank
+    return output_spec([_times(d, m) for d, m in zip(dims, multiples)], x.dtype.base_dtype)
+
+
+def _times(dim: Any, multiple: Any) -> Any:
+    """dim * multiple where either may be unknown (None): 1 times anything is that thing, as TF's shape Multiply."""
+    if dim == 1 or multiple == 1:
+        return multiple if dim == 1 else dim
+    return None if dim is None or multiple is None else dim * multiple
 
 
 @register_op("Tile", "Tile", inputs=("input", "multiples"), shape=_tile_shape, portable=array_kernels.tile)

@@ -22,7 +22,7 @@ from webflow.framework.errors import UnimplementedError
 from webflow.framework.indexed_slices import IndexedSlices
 from webflow.framework.tensor import OPERATORS
 from webflow.ops import array_ops
-from webflow.ops.broadcast_ops import unbroadcast
+from webflow.ops.broadcast_ops import reduce_gradient_args, shapes_fully_specified_and_equal
 from webflow.ops.convert import convert_to_tensor, register_tensor_conversion_function
 from webflow.ops.matmul_ops import matmul
 from webflow.ops.registry import apply_op, op_scope, output_spec, register_gradient, register_op
@@ -52,7 +52,9 @@ register_op("Add", "Add", inputs=("x", "y"), shape=broadcast_binary, same_dtype=
 def _add_grad(op: Any, grad: Any) -> list:
     """dz/dx = dz/dy = 1."""
     x, y = op.inputs
-    return [unbroadcast(grad, x), unbroadcast(grad, y)]
+    if shapes_fully_specified_and_equal(x, y, grad):
+        return [grad, grad]
+    return list(reduce_gradient_args(x, y, grad, grad))
 
 
 register_gradient("Add")(_add_grad)
@@ -83,7 +85,9 @@ def sub_kernel(x: Any, y: Any) -> Any:
 def _sub_grad(op: Any, grad: Any) -> list:
     """dz/dx = 1, dz/dy = -1."""
     x, y = op.inputs
-    return [unbroadcast(grad, x), unbroadcast(negative(grad), y)]
+    if shapes_fully_specified_and_equal(x, y, grad):
+        return [grad, negative(grad)]
+    return list(reduce_gradient_args(x, y, grad, negative(grad)))
 
 
 def subtract(x: Any, y: Any, name: str | None = None) -> Any:
@@ -102,7 +106,9 @@ def mul_kernel(x: Any, y: Any) -> Any:
 def _mul_grad(op: Any, grad: Any) -> list:
     """dz/dx = y, dz/dy = x."""
     x, y = op.inputs
-    return [unbroadcast(multiply(grad, y), x), unbroadcast(multiply(x, grad), y)]
+    if shapes_fully_specified_and_equal(x, y, grad) and grad.dtype.base_dtype in (dtypes.int32, dtypes.float32):
+        return [multiply(grad, y), multiply(grad, x)]  # (TensorFlow's shortcut: note grad comes first in both)
+    return list(reduce_gradient_args(x, y, multiply(grad, y), multiply(x, grad)))
 
 
 def multiply(x: Any, y: Any, name: str | None = None) -> Any:
@@ -122,8 +128,9 @@ def real_div_kernel(x: Any, y: Any) -> Any:
 def _real_div_grad(op: Any, grad: Any) -> list:
     """dz/dx = 1/y, dz/dy = -x/y^2."""
     x, y = op.inputs
-    return [unbroadcast(real_div(grad, y), x),
-            unbroadcast(multiply(grad, real_div(real_div(negative(x), y), y)), y)]
+    grad_x = real_div(grad, y)
+    grad_y = OPERATORS["mul"](grad, real_div(real_div(negative(x), y), y))  # `grad * ...`: node "mul", as TF
+    return list(reduce_gradient_args(x, y, grad_x, grad_y))
 
 
 def real_div(x: Any, y: Any, name: str | None = None) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 from webflow.framework import context
 from webflow.framework.scopes import name_scope_v1
 from webflow.framework.tensor_shape import TensorShape
-from webflow.ops import array_ops, concat_ops, logic_ops, manip_ops, math_ops, unary_math_ops
+from webflow.ops import array_ops, concat_ops, indexing_ops, logic_ops, manip_ops, math_ops, unary_math_ops
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.nn_ops import FLOATS, LABEL_INTS
 from webflow.ops.registry import apply_op
@@ -38,6 +38,34 @@ def _outer_shape(x: Any) -> Any:
     return concat_ops.split(array_ops.shape(x), [x.shape.rank - 1, 1])[0]
 
 
+def _graph_xent(logits: Any, labels: Any, scope: str) -> Any:
+    """The loss as TensorFlow's graph computes it, node for node: Rank, Shape, both inputs flattened to
+    [examples, classes] by shape arithmetic (_dynamic_flat), the op, then Reshape to Shape[:rank - 1]."""
+    input_rank = array_ops.rank(logits)
+    input_shape = array_ops.shape(logits)
+    flat_logits, flat_labels = _dynamic_flat(logits), _dynamic_flat(labels)
+    cost = apply_op("SoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels], name=scope or None)[0]
+    output_shape = indexing_ops.slice(input_shape, [0], [math_ops.subtract(input_rank, 1)])
+    cost = array_ops.reshape(cost, output_shape)
+    cost.set_shape(logits.shape.as_tuple()[:-1])
+    return cost
+
+
+def _dynamic_flat(x: Any) -> Any:
+    """TensorFlow's _flatten_outer_dims: reshape to concat([-1], slice(shape, [rank - 1], [1])), with the static
+    [product of the outer dims, classes] when those are known."""
+    rank = array_ops.rank(x)
+    last_dim = indexing_ops.slice(array_ops.shape(x), [math_ops.subtract(rank, 1)], [1])
+    flat = array_ops.reshape(x, concat_ops.concat([[-1], last_dim], 0))
+    dims = x.shape.as_tuple()
+    if None not in dims[:-1]:
+        product = 1
+        for d in dims[:-1]:
+            product *= d
+        flat.set_shape([product, dims[-1]])
+    return flat
+
+
 def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: int = -1, name: str | None = None,
                                          dim: int | None = None) -> Any:
     """-sum(labels * log_softmax(logits), axis): one loss per example; gradients reach logits and labels."""
@@ -57,6 +85,8 @@ def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: int = -
         if rank is None or (rank == 2 and context.executing_eagerly()):
             # Unknown rank: the op itself checks for rank 2 (TF reshapes dynamically here).
             return apply_op("SoftmaxCrossEntropyWithLogits", [logits, labels], name=scope or None)[0]
+        if not context.executing_eagerly():
+            return _graph_xent(logits, labels, scope)
         # Flatten to [examples, classes], run the op, give the loss back its outer shape (names as TF's).
         flat_logits = _flatten_outer_dims(logits, "Reshape")
         flat_labels = _flatten_outer_dims(labels, "Reshape_1")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.backends.arrays.numpy_arrays import np
+from webflow.backends.c import l2_loss as c_l2_loss
 from webflow.backends.portable import array_kernels
 from webflow.framework import dtypes
 from webflow.ops import math_ops
@@ -17,7 +18,7 @@ def _l2_loss_shape(inputs: list, attrs: dict) -> tuple:
 
 
 @register_op("L2Loss", "L2Loss", inputs=("t",), shape=_l2_loss_shape, allowed=dtypes.FLOATING,
-             portable=array_kernels.l2_loss)
+             portable=array_kernels.l2_loss, c=c_l2_loss.l2_loss)
 def l2_loss_kernel(t: Any) -> Any:
     """output = sum(t ** 2) / 2."""
     return np.asarray(np.sum(np.square(t), dtype=t.dtype) / t.dtype.type(2))

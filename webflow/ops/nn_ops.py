@@ -14,6 +14,7 @@ from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.backends.c import elementwise as c_elementwise
 from webflow.backends.c import softmax as c_softmax
+from webflow.backends.c import sparse_xent as c_sparse_xent
 from webflow.backends.portable import shape_kernels
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
@@ -324,7 +325,8 @@ def _sparse_xent_shape(inputs: list, attrs: dict) -> list:
 
 
 @register_op("SparseSoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
-             inputs=("features", "labels"), shape=_sparse_xent_shape, allowed=FLOATS, c=c_softmax.sparse_softmax_xent)
+             inputs=("features", "labels"), shape=_sparse_xent_shape, allowed=FLOATS,
+             c=c_sparse_xent.sparse_softmax_xent)
 def sparse_softmax_xent_kernel(features: Any, labels: Any) -> list:
     """loss_b = log(sum_j exp(s_bj)) - s_b,labels_b with s = features - max(features) (= -log_softmax at the label);
     backprop = exp(s) / sum_j exp(s_bj) - one_hot(labels) (softmax minus one-hot, as TensorFlow's kernel)."""

@@ -21,7 +21,7 @@ from webflow.framework.scopes import name_scope_v1
 from webflow.ops import array_ops, concat_ops, logic_ops, manip_ops, unary_math_ops
 from webflow.ops.binary_math_ops import div_no_nan
 from webflow.ops.convert import constant_value, convert_to_tensor
-from webflow.ops.math_ops import add, cast, multiply, real_div, subtract
+from webflow.ops.math_ops import add, cast, multiply, subtract
 from webflow.ops.registry import NotDifferentiable, ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import require_rank, same_as_input
 from webflow.ops.sum_mean_ops import (
@@ -67,12 +67,15 @@ def _min_or_max_grad(op: Any, grad: Any) -> list:
     """dy/dx = 1/k at the k elements equal to the extreme value (ties share the gradient), 0 elsewhere."""
     x, axes = op.inputs
     y = op.outputs[0]
+    input_shape = array_ops.shape(x)  # (made first, used or not: TensorFlow's graph)
     if not op.get_attr("keep_dims"):
-        kept = reduced_shape(x, axes)
+        kept = reduced_shape(input_shape, axes)
         y, grad = array_ops.reshape(y, kept), array_ops.reshape(grad, kept)
+    else:
+        kept = array_ops.shape(y)
     indicators = cast(logic_ops.equal(y, x), grad.dtype)
-    num_selected = reduce_sum(indicators, axes, keepdims=True)
-    return [multiply(real_div(indicators, num_selected), grad), None]
+    num_selected = array_ops.reshape(reduce_sum(indicators, axes), kept)
+    return [indicators / num_selected * grad, None]
 
 
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Any:

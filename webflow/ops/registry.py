@@ -66,6 +66,9 @@ class OpDef:
 
 
 OPS: dict[str, OpDef] = {}
+# `check(opdef, inputs, outputs, op)` run on every op's outputs (op None eagerly), or None: what
+# tf.debugging.enable_check_numerics installs (ops/numerics_callback.py); when None it costs one test per op
+output_check: Callable | None = None
 _GRADIENT_OVERRIDES: dict[str, Callable | None] = {}
 _NOT_DIFFERENTIABLE: set = set()
 
@@ -85,6 +88,12 @@ def register_op(op_type: str, default_name: str | None = None, *, inputs: tuple 
         return kernel
 
     return decorate
+
+
+def set_output_check(check: Callable | None) -> None:
+    """Installs (or, with None, removes) the check `apply_op` runs on every op's outputs."""
+    global output_check
+    output_check = check
 
 
 def register_gradient(op_type: str) -> Callable[[Callable], Callable]:
@@ -158,6 +167,8 @@ def _apply_in_graph(opdef: OpDef, inputs: list, attrs: dict, name: str | None) -
             bfloat16.check_op_def(opdef.type, tensors)
         specs = run_shape_rule(opdef, tensors, attrs, op_name)
         op = graph._create_op(opdef.type, tensors, _as_list(specs), op_name, attrs, opdef)
+    if output_check is not None:
+        output_check(opdef, op.inputs, op.outputs, op)
     for recorder in context.tape_recorders():  # a GradientTape opened while this graph is built (in a wf.function)
         recorder(opdef, attrs, op.inputs, op.outputs, op)
     if isinstance(specs, list):
@@ -213,6 +224,7 @@ def _apply_eagerly(opdef: OpDef, inputs: list, attrs: dict) -> Any:
     if bf16:
         bfloat16.check_op_def(opdef.type, tensors)
         bfloat16.check_eager_kernel(opdef.type, attrs)
+        values = bfloat16.flushed_inputs(opdef.type, tensors, values)   # TF's kernels read denormals as 0
     chooser = opdef.chooser  # None unless the backend depends on the size (backends/selection.py)
     kernel = opdef.kernel if chooser is None else chooser(values)
     try:
@@ -223,13 +235,15 @@ def _apply_eagerly(opdef: OpDef, inputs: list, attrs: dict) -> Any:
     except (ValueError, IndexError, TypeError, ArithmeticError) as error:
         raise eager_kernel_error(opdef, tensors, attrs, error) from None
     if bf16 and result is not None:
-        outputs = bfloat16.eager_outputs(opdef.shape, tensors, attrs, result)
+        outputs = bfloat16.eager_outputs(opdef.shape, tensors, attrs, result, opdef.type)
     elif isinstance(result, list):
         outputs = [EagerTensor(v, dtype_of(v)) for v in result]
     elif result is None:
         outputs = []
     else:
         outputs = [EagerTensor(result, dtype_of(result))]
+    if output_check is not None:
+        output_check(opdef, tensors, outputs, None)
     for recorder in context.tape_recorders():
         recorder(opdef, attrs, tensors, outputs)
     if result is None:

@@ -100,7 +100,8 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
             dtype: Any = None, name: str | None = None) -> Any:
     dtype = dtypes.as_dtype(dtype) if dtype is not None else (
         on_value.dtype if hasattr(on_value, "dtype") else dtypes.float32)
-    on = convert_to_tensor(1 if on_value is None else on_value, dtype=dtype)
-    off = convert_to_tensor(0 if off_value is None else off_value, dtype=dtype)
-    return apply_op("OneHot", [indices, depth, on, off], {"axis": -1 if axis is None else axis, "dtype": dtype},
-                    name=name)
+    with op_scope(name or "one_hot") as scope:  # (TensorFlow's consts: one_hot/on_value, one_hot/off_value)
+        on = convert_to_tensor(1 if on_value is None else on_value, dtype=dtype, name="on_value")
+        off = convert_to_tensor(0 if off_value is None else off_value, dtype=dtype, name="off_value")
+        return apply_op("OneHot", [indices, depth, on, off], {"axis": -1 if axis is None else axis, "dtype": dtype},
+                        name=scope or None)

@@ -14,11 +14,10 @@ from webflow.backends.arrays.numpy_arrays import np
 from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
-from webflow.framework.tensor_shape import TensorShape
 from webflow.ops.array_ops import shape as shape_of
 from webflow.ops.array_ops import zeros_like
 from webflow.ops.constants import constant
-from webflow.ops.convert import constant_value, convert_to_tensor, is_tensor_like
+from webflow.ops.convert import constant_value, constant_value_as_shape, convert_to_tensor, is_tensor_like
 from webflow.ops.gather_ops import gather_nd_v2, gather_v2
 from webflow.ops.manip_ops import invert_permutation
 from webflow.ops.registry import apply_op, op_scope, output_spec, register_gradient, register_op
@@ -37,8 +36,7 @@ def _sparse_to_dense_shape(inputs: list, attrs: dict) -> tuple:
     known = constant_value(inputs[1])
     if known is not None:
         return output_spec([int(d) for d in backend_values.flat_list(known)], inputs[2].dtype)
-    rank = inputs[1].shape.as_list()[0] if inputs[1].shape.rank == 1 else None
-    return output_spec(TensorShape(None if rank is None else [None] * rank), inputs[2].dtype)
+    return output_spec(constant_value_as_shape(inputs[1]), inputs[2].dtype)  # (partly known: TF's shape function)
 
 
 def sparse_to_dense_portable(sparse_indices: Any, output_shape: Any, sparse_values: Any, default_value: Any,
@@ -119,15 +117,17 @@ def _default_for(dtype: Any) -> Any:
 
 def sparse_to_dense(sparse_indices: Any, output_shape: Any, sparse_values: Any, default_value: Any = 0,
                     validate_indices: bool = True, name: str | None = None) -> Any:
-    """TF1's `tf.sparse_to_dense`: a dense tensor from indices, shape and values."""
-    values = convert_to_tensor(sparse_values)
-    indices = convert_to_tensor(sparse_indices)
-    if indices.dtype not in _INDEX_TYPES:
-        indices = convert_to_tensor(sparse_indices, dtype=dtypes.int32)
-    shape = convert_to_tensor(output_shape, dtype=indices.dtype)
-    default = convert_to_tensor(default_value, dtype=values.dtype)
-    return apply_op("SparseToDense", [indices, shape, values, default], {"validate_indices": bool(validate_indices)},
-                    name=name)
+    """TF1's `tf.sparse_to_dense`: a dense tensor from indices, shape and values (Python values become Consts named
+    by the inputs, inside the op's scope: "SparseToDense/default_value", as TensorFlow's op builder names them)."""
+    with op_scope(name or "SparseToDense") as scope:
+        indices = convert_to_tensor(sparse_indices, name="sparse_indices")
+        if indices.dtype not in _INDEX_TYPES:
+            indices = convert_to_tensor(sparse_indices, dtype=dtypes.int32, name="sparse_indices")
+        shape = convert_to_tensor(output_shape, dtype=indices.dtype, name="output_shape")
+        values = convert_to_tensor(sparse_values, name="sparse_values")
+        default = convert_to_tensor(default_value, dtype=values.dtype, name="default_value")
+        return apply_op("SparseToDense", [indices, shape, values, default],
+                        {"validate_indices": bool(validate_indices)}, name=scope or None)
 
 
 def _as_sparse(sp_input: Any) -> SparseTensor:

@@ -8,18 +8,20 @@ wrapper).
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import np
 from webflow.backends.c import reduce as c_reduce
-from webflow.framework import dtypes
-from webflow.ops import array_ops, sequence_ops
+from webflow.framework import context, dtypes
+from webflow.ops import array_ops, dynamic_stitch_ops, sequence_ops
 from webflow.ops.array_ops import reduction_axes  # in array_ops: its Fill gradient sums with it
 from webflow.ops.broadcast_ops import broadcast_to
-from webflow.ops.convert import constant_value, convert_to_tensor, is_tensor_like
-from webflow.ops.math_ops import cast, real_div
-from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
+from webflow.ops.constants import constant
+from webflow.ops.convert import constant_value, convert_to_tensor, folded_int_values, is_tensor_like
+from webflow.ops.math_ops import cast, truediv
+from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
 
 
 # --- the shared reduction machinery, Sum, Mean ---------------------------------------------------
@@ -86,43 +88,76 @@ def _sum_leading_axes(x: Any, axes: tuple, keep_dims: bool) -> Any:
 
 @register_gradient("Sum")
 def _sum_grad(op: Any, grad: Any) -> list:
-    """dy/dx = 1 for every reduced element: broadcast grad back to x's shape."""
+    """dy/dx = 1 for every reduced element: grad, reshaped to keep the reduced dims as 1, tiled to x's shape."""
+    return [tiled_reduction_grad(op, grad), None]
+
+
+def tiled_reduction_grad(op: Any, grad: Any) -> Any:
+    """Sum's gradient (Mean's before its division) built as TensorFlow's _SumGrad builds it: Reshape + Tile when
+    the rank and the axes are known (over all axes: a Const or Shape multiples; else static multiples), otherwise
+    Shape, reduced_shape (DynamicStitch) and BroadcastTo."""
     x, axes = op.inputs
-    return [broadcast_reduced(grad, x, axes, op.get_attr("keep_dims")), None]
+    axes_list = folded_int_values(axes)  # (also range(0, rank) of a scalar's reduction)
+    if x.shape.rank is not None and axes_list is not None:
+        dims, rank = x.shape.as_tuple(), x.shape.rank
+        if axes.shape.rank == 1 and axes_list == list(range(rank)):  # every axis, in order (np.array_equal's test)
+            grad = array_ops.reshape(grad, [1] * rank)
+            if None not in dims:
+                return _tile(grad, constant(backend_values.vector(list(dims), dtypes.int32)))
+            return _tile(grad, array_ops.shape(x))
+        if None not in dims and not context.executing_eagerly():
+            kept, multiples = _static_tiling(dims, tuple(axes_list))
+            return _tile(array_ops.reshape(grad, list(kept)), backend_values.vector(list(multiples), dtypes.int32))
+    return broadcast_reduced(grad, x, axes, op.get_attr("keep_dims"))
+
+
+def _tile(x: Any, multiples: Any) -> Any:
+    return apply_op("Tile", [x, multiples])  # (manip_ops.tile, which imports this module)
 
 
 def broadcast_reduced(grad: Any, x: Any, axes: Any, keep_dims: bool) -> Any:
-    """Reshapes a reduction's gradient to keep the reduced dims (as 1) and tiles it to x's shape."""
+    """A reduction's gradient with the reduced dims kept (as 1), broadcast to x's shape (Prod's rule uses it)."""
+    input_shape = array_ops.shape(x)
     if not keep_dims:
-        grad = array_ops.reshape(grad, reduced_shape(x, axes))
-    return broadcast_to(grad, array_ops.shape(x) if not x.shape.is_fully_defined() else x.shape.as_list())
+        grad = array_ops.reshape(grad, reduced_shape(input_shape, axes))
+    return broadcast_to(grad, input_shape)
 
 
-def reduced_shape(x: Any, axes: Any) -> Any:
-    """x's shape with the reduced axes set to 1 (static when possible)."""
-    known_axes = constant_value(axes)
-    if x.shape.is_fully_defined() and known_axes is not None:
-        rank = x.shape.rank
-        reduced = {int(a) % rank for a in backend_values.flat_list(known_axes)} if rank else set()
-        return [1 if i in reduced else d for i, d in enumerate(x.shape.as_list())]
-    return reduced_shape_dynamic(array_ops.shape(x), axes)
+# TensorFlow caches (kept dims, tile multiples) per graph and (shape, axes); computing them the first time leaves
+# a Maximum and a floordiv on Consts in the graph (its _SafeShapeDiv, evaluated at build time), unused after
+_TILING_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def reduced_shape_dynamic(input_shape: Any, axes: Any) -> Any:
-    """input_shape with the entries at `axes` replaced by 1, computed in the graph."""
-    axes = cast(convert_to_tensor(axes), dtypes.int32)
-    rank_ = array_ops.size(input_shape)
-    positive_axes = apply_op("FloorMod", [axes, rank_]) if "FloorMod" in _ops() else axes
-    one_hot_axes = array_ops.reshape(positive_axes, [-1])
-    mask = apply_op("UnsortedSegmentSum", [array_ops.ones_like(one_hot_axes), one_hot_axes, rank_])
-    keep = apply_op("Sub", [1, mask])  # math_ops.subtract, multiply, add
-    return apply_op("AddV2", [apply_op("Mul", [input_shape, keep]), mask])
+def _static_tiling(dims: tuple, axes: tuple) -> tuple:
+    cache = _TILING_CACHE.setdefault(context.get_default_graph(), {})
+    if (dims, axes) not in cache:
+        rank = len(dims)
+        reduced = {a % rank for a in axes} if rank else set()
+        kept = tuple(1 if i in reduced else d for i, d in enumerate(dims))
+        _ = list(dims) // apply_op("Maximum", [list(kept), 1])  # (the nodes TensorFlow leaves: Maximum, floordiv)
+        cache[(dims, axes)] = kept, tuple(d // max(k, 1) for d, k in zip(dims, kept))
+    return cache[(dims, axes)]
 
 
-def _ops() -> dict:
-    from webflow.ops.registry import OPS
-
-    return OPS
+def reduced_shape(input_shape: Any, axes: Any) -> Any:
+    """A reduction's output shape as if keep_dims were True, from the input's shape tensor (TensorFlow's
+    math_ops.reduced_shape): a constant when both are known, else DynamicStitch(range(rank), axes mod rank;
+    input_shape, ones)."""
+    known_shape, known_axes = constant_value(input_shape), constant_value(axes)
+    if known_shape is not None and known_axes is not None:
+        dims = [int(d) for d in backend_values.flat_list(known_shape)]
+        for axis in backend_values.flat_list(known_axes):
+            dims[int(axis)] = 1
+        return dims
+    axes = convert_to_tensor(axes)
+    input_rank = array_ops.size(input_shape, out_type=axes.dtype.base_dtype)
+    axes = (axes + input_rank) % input_rank
+    axes_shape = array_ops.shape(axes)
+    positions = sequence_ops.range(input_rank)
+    with op_scope("ones") as scope:  # (array_ops.ones of a shape tensor: a Fill, even when that tensor is a Const)
+        one = constant(backend_values.array(1, input_shape.dtype.base_dtype), name="Const")
+        ones = array_ops.fill(axes_shape, one, name=scope or None)
+    return dynamic_stitch_ops.dynamic_stitch([positions, axes], [input_shape, ones])
 
 
 @register_op("Mean", "Mean", inputs=("input", "reduction_indices"), shape=reduction_shape,
@@ -141,16 +176,21 @@ def mean_kernel(x: Any, axes: Any, *, keep_dims: bool) -> Any:
 
 @register_gradient("Mean")
 def _mean_grad(op: Any, grad: Any) -> list:
-    """dy/dx = 1/N for each of the N reduced elements."""
-    x, axes = op.inputs
-    y = op.outputs[0]
-    tiled = broadcast_reduced(grad, x, axes, op.get_attr("keep_dims"))
+    """dy/dx = 1/N for each of the N reduced elements: Sum's gradient over N (a Const when the shapes are known,
+    else the product of the reduced dims of Shape(x))."""
+    sum_grad = tiled_reduction_grad(op, grad)
+    x, y = op.inputs[0], op.outputs[0]
     if x.shape.is_fully_defined() and y.shape.is_fully_defined():
-        count = max(x.shape.num_elements() // max(y.shape.num_elements(), 1), 1)
-        return [real_div(tiled, cast(count, tiled.dtype)), None]
-    count = cast(real_div(cast(array_ops.size(x), dtypes.float64), cast(array_ops.size(y), dtypes.float64)),
-                 tiled.dtype)
-    return [real_div(tiled, count), None]
+        count = x.shape.num_elements() // max(y.shape.num_elements(), 1)
+        factor = constant(backend_values.array(count, sum_grad.dtype.base_dtype))
+    else:
+        input_shape = array_ops.shape(x)
+        input_rank = array_ops.size(input_shape)
+        axes = (cast(op.inputs[1], input_rank.dtype.base_dtype) + input_rank) % input_rank
+        reduced_dims = apply_op("GatherV2", [input_shape, axes, backend_values.array(0, dtypes.int32)],
+                                {"batch_dims": 0})  # (gather_ops.gather)
+        factor = apply_op("Prod", [reduced_dims, reduction_axes(reduced_dims, None)], {"keep_dims": False})
+    return [truediv(sum_grad, cast(factor, sum_grad.dtype.base_dtype)), None]
 
 
 def reduction_arguments(axis: Any, keepdims: Any, reduction_indices: Any = None, keep_dims: Any = None) -> tuple:
@@ -175,7 +215,10 @@ def _reduce(op_type: str, input_tensor: Any, axis: Any, keepdims: Any, name: str
         return apply_op(op_type, [input_tensor, sequence_ops.range(0, array_ops.rank(input_tensor))],
                         {"keep_dims": keep}, name=name)
     x = convert_to_tensor(input_tensor)
-    return apply_op(op_type, [x, reduction_axes(x, axis)], {"keep_dims": keep}, name=name)
+    output = apply_op(op_type, [x, reduction_axes(x, axis)], {"keep_dims": keep}, name=name)
+    if axis is None and not keep and not output.shape.is_fully_defined():
+        output.set_shape(())  # over all axes: a scalar, even of an unknown rank (TF's _may_reduce_to_scalar)
+    return output
 
 
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Any = None, name: str | None = None,

@@ -21,7 +21,8 @@ from webflow.framework import dtypes
 from webflow.framework.scopes import control_dependencies
 from webflow.framework.tensor import OPERATORS
 from webflow.ops import array_ops
-from webflow.ops.math_ops import add, multiply, negative, real_div
+from webflow.ops.constants import constant
+from webflow.ops.math_ops import multiply, negative, real_div
 from webflow.ops.registry import NotDifferentiable, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import merged_shape, same_as_input, same_shape_as_input_with_dtype
 
@@ -74,8 +75,11 @@ def square_kernel(x: Any) -> Any:
 
 @register_gradient("Square")
 def _square_grad(op: Any, grad: Any) -> Any:
-    """dy/dx = 2 x."""
-    return multiply(grad, multiply(op.inputs[0], 2))
+    """dy/dx = 2 x (the Const 2 waits for grad, as in TensorFlow, so 2 x is not computed too early)."""
+    x = op.inputs[0]
+    with control_dependencies([grad]):
+        two = constant(2, dtype=x.dtype.base_dtype)
+        return multiply(grad, multiply(x, two))
 
 
 def square(x: Any, name: str | None = None) -> Any:
@@ -129,8 +133,9 @@ def exp_kernel(x: Any) -> Any:
 
 @register_gradient("Exp")
 def _exp_grad(op: Any, grad: Any) -> Any:
-    """dy/dx = e^x = y."""
-    return multiply(grad, op.outputs[0])
+    """dy/dx = e^x = y (TensorFlow's graph: `grad * y`, node "mul", built once grad exists)."""
+    with control_dependencies([grad]):
+        return grad * op.outputs[0]
 
 
 def exp(x: Any, name: str | None = None) -> Any:
@@ -147,8 +152,9 @@ def log_kernel(x: Any) -> Any:
 
 @register_gradient("Log")
 def _log_grad(op: Any, grad: Any) -> Any:
-    """dy/dx = 1 / x."""
-    return multiply(grad, reciprocal(op.inputs[0]))
+    """dy/dx = 1 / x (`grad * reciprocal(x)`, built once grad exists, as TensorFlow)."""
+    with control_dependencies([grad]):
+        return grad * reciprocal(op.inputs[0])
 
 
 def log(x: Any, name: str | None = None) -> Any:
@@ -165,8 +171,9 @@ def log1p_kernel(x: Any) -> Any:
 
 @register_gradient("Log1p")
 def _log1p_grad(op: Any, grad: Any) -> Any:
-    """dy/dx = 1 / (1 + x)."""
-    return multiply(grad, reciprocal(add(op.inputs[0], 1)))
+    """dy/dx = 1 / (1 + x) (`grad * reciprocal(1 + x)`, built once grad exists, as TensorFlow)."""
+    with control_dependencies([grad]):
+        return grad * reciprocal(1 + op.inputs[0])
 
 
 def log1p(x: Any, name: str | None = None) -> Any:
@@ -182,8 +189,9 @@ def sin_kernel(x: Any) -> Any:
 
 @register_gradient("Sin")
 def _sin_grad(op: Any, grad: Any) -> Any:
-    """dy/dx = cos x."""
-    return multiply(grad, cos(op.inputs[0]))
+    """dy/dx = cos x (`grad * cos(x)`, built once grad exists, as TensorFlow)."""
+    with control_dependencies([grad]):
+        return grad * cos(op.inputs[0])
 
 
 def sin(x: Any, name: str | None = None) -> Any:
@@ -198,8 +206,9 @@ def cos_kernel(x: Any) -> Any:
 
 @register_gradient("Cos")
 def _cos_grad(op: Any, grad: Any) -> Any:
-    """dy/dx = -sin x."""
-    return multiply(grad, negative(sin(op.inputs[0])))
+    """dy/dx = -sin x (`-grad * sin(x)`, built once grad exists, as TensorFlow)."""
+    with control_dependencies([grad]):
+        return -grad * sin(op.inputs[0])
 
 
 def cos(x: Any, name: str | None = None) -> Any:

@@ -33,10 +33,12 @@ add + Relu at batch 128, 2.5 ms of a 64 ms step, become part of the convolution'
 
 Shapes partly unknown when the graph is built (placeholders [None, 784], tf.data's batch() without
 drop_remainder) fuse as known ones: the plan decides on what it needs, the rank and the channel count; the
-kernels check the run-time shapes. Such a graph's gradients read `Shape(conv)` and sum the bias gradient over
-axes computed at run time (BroadcastGradientArgs): the Shape reads the fused output instead (the same shape),
-and the fused MaxPoolGrad hands its per-channel sums to that Sum, which returns them when its run-time axes are
-all but the channel axis (checked once per distinct axes) and otherwise runs its own kernel. Measured on the
+kernels check the run-time shapes. Such a graph's gradients may read `Shape(conv)` and, when the shapes leave the
+broadcast axes open ([None, None, None, 8] + [8] does not: the axes are static, as in TensorFlow's
+_ReduceGradientArgs), sum the bias gradient over axes computed at run time (BroadcastGradientArgs): the Shape reads
+the fused output instead (the same shape), and the fused MaxPoolGrad hands its per-channel sums to that Sum,
+which returns them when its run-time axes are all but the channel axis (checked once per distinct axes) and
+otherwise runs its own kernel. Measured on the
 Deep MNIST CNN, batch 50, feed_dict into [None, 784]: benchmarks/FIGURES.md, "Fusion with an unknown batch".
 
 May import: backends/, framework/, ops/, runtime/kernel_errors.py and runtime/fusion_kernels.py; not executor.py,
@@ -360,7 +362,7 @@ def _bias_gradient_sum(step: Any) -> bool:
     counts as large, backends/selection.py), so the separate Sum runs sum_blocks at every run-time size but an
     empty one, which pool.max_pool_grad refuses too (Unsupported): the separate ops' kernels then run."""
     op = step.op
-    if not HAVE_NUMPY or op.type != "Sum" or step.backend != selection.C_BACKEND or op._attrs.get("keep_dims"):
+    if not HAVE_NUMPY or op.type != "Sum" or step.backend != selection.C_BACKEND:
         return False
     value = op.inputs[0]
     channels = _channels(value.shape)

@@ -102,12 +102,15 @@ def pool_grad_relu_kernel(pool_grad: Any, relu_grad: Any) -> Any:
 
 def pool_grad_relu_sum_kernel(pool_grad: Any, relu_grad: Any, bias_sum: Any) -> Any:
     def run(*args: Any) -> tuple:
-        try:
-            return max_pool_grad(*args, relu=True, sums=True, **pool_grad.attrs)
-        except Unsupported:
-            gradient = run_part(relu_grad, [run_part(pool_grad, args), args[0]])
-            axes = bias_sum.op.inputs[1].op._attrs["value"]
-            return gradient, run_part(bias_sum, [gradient, axes])
+        if pool_grad.backend == selection.C_BACKEND and bias_sum.backend == selection.C_BACKEND:  # (may change)
+            try:
+                gradient, sums = max_pool_grad(*args, relu=True, sums=True, **pool_grad.attrs)
+                return gradient, as_sum_output(sums, bias_sum)
+            except Unsupported:
+                pass
+        gradient = run_part(relu_grad, [run_part(pool_grad, args), args[0]])
+        axes = bias_sum.op.inputs[1].op._attrs["value"]
+        return gradient, run_part(bias_sum, [gradient, axes])
 
     run.__name__ = "fused_max_pool_grad_sum"
     return run
@@ -139,7 +142,7 @@ def pool_filter_grad_kernel(pool_grad: Any, relu_grad: Any, bias_sum: Any, filte
             try:
                 weights, sums = conv2d_backprop_filter_max_pool(orig_input, grad, input, filter_sizes,
                                                                 pool_attrs=pool_grad.attrs, **filter_grad.attrs)
-                return sums, weights
+                return as_sum_output(sums, bias_sum), weights
             except Unsupported:
                 pass
         gradient, sums = with_sums(orig_input, orig_output, grad)
@@ -147,6 +150,14 @@ def pool_filter_grad_kernel(pool_grad: Any, relu_grad: Any, bias_sum: Any, filte
 
     run.__name__ = "fused_conv2d_backprop_filter_max_pool"
     return run
+
+
+def as_sum_output(sums: Any, bias_sum: Any) -> Any:
+    """Per-channel sums in the shape of the Sum's output: [C], or [1, ..., 1, C] for keep_dims=True (as the
+    gradients of AddV2 & co. sum, TensorFlow's _ReduceGradientArgs; a Reshape to the bias's shape follows)."""
+    if not bias_sum.op._attrs.get("keep_dims"):
+        return sums
+    return sums.reshape((1,) * (bias_sum.op.inputs[0].shape.rank - 1) + (-1,))
 
 
 def presummed_kernel(bias_sum: Any) -> Any:
@@ -165,7 +176,7 @@ def presummed_kernel(bias_sum: Any) -> Any:
                 fits = leading_only[key] = {a + rank if -rank <= a < 0 else a for a in key[0]} == set(range(rank - 1)) \
                     and len(key[0]) == rank - 1
             if fits:
-                return sums
+                return as_sum_output(sums, bias_sum)
         return run_part(bias_sum, [gradient, axes])
 
     run.__name__ = "presummed_sum"

@@ -52,13 +52,36 @@ def _names_to_variables(var_list: Any) -> dict:
                 raise TypeError(f"var_list keys must be strings, got {name!r}")
             result[name] = variable
         return result
+    variables = list(var_list)
+    _check_savable(variables)
     result = {}
-    for variable in var_list:
+    for variable in variables:
         name = _op_name(variable)
         if name in result:
             raise ValueError(f"At least two variables have the same name: {name}")
         result[name] = variable
     return result
+
+
+# the op types whose output TensorFlow's Saver accepts in a var_list in place of the variable object
+_VARIABLE_OP_TYPES = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp", "ReadVariableOp")
+
+
+def _check_savable(variables: list) -> None:
+    """TensorFlow's errors for a var_list entry that is no variable: AttributeError for an object without a
+    `name` (TensorFlow sorts the list by name first: a forged MetaGraphDef whose `variables` collection holds
+    int64s gets here through import_meta_graph), TypeError for a tensor no variable op made."""
+    for variable in variables:
+        if not hasattr(variable, "name"):
+            error = AttributeError(f"'{type(variable).__name__}' object has no attribute 'name'")
+            error.add_note(f"tf.train.Saver: the variables to save (by default the graph's `variables` collection, "
+                           f"which import_meta_graph fills from the MetaGraphDef's collection_def) include "
+                           f"{variable!r} (a {type(variable).__name__} object), not a variable")
+            raise error
+    for variable in variables:
+        if not hasattr(variable, "_is_variable") and getattr(getattr(variable, "op", None), "type", None) \
+                not in _VARIABLE_OP_TYPES:
+            raise TypeError(f"Variable to save is not a Variable: {variable}")
 
 
 class Saver:

@@ -1,4 +1,4 @@
-/* gemm_strips.c: float32 C = op(A) op(B) of any shape (not both transposed), B packed in strips, A read in place.
+/* gemm_strips.c: float32 C = op(A) op(B) of any shape (not both transposed), B walked in strips, A read in place.
  *
  * Exports (row-major; each call runs on `threads` threads, wf_run_parallel in parallel.c):
  *   wf_size wf_gemm_strips_lanes(void)              floats per vector of this build (16 in the avx512 build)
@@ -11,11 +11,13 @@
  * ([20, 400] x [400, 800] per cell step) and its softmax layer's ([400, 200] x [200, 10000] and both gradients)
  * have neither, and went to OpenBLAS, whose kernels here are AVX2 ones (it takes the AVX-512 EPYC for a Haswell):
  * ~120 GFLOP/s on one core, where these 64-byte register tiles reach ~200 (benchmarks/FIGURES.md, "Word LM").
- * How: op(B) is walked in strips of STRIP_COLUMNS columns and blocks of K_BLOCK rows; each block of a strip is
- * copied into the thread's workspace (transposing it when B is, and padding the last strip with zeros), then
- * register tiles of up to STRIP_ROWS rows of op(A) (broadcasts, read in place) times 2 vectors sum over it,
- * adding to C from the second block on. The last strip's columns beyond n are summed into the workspace and
- * copied out. Each C element is one thread's sum over k in order: the result does not depend on the threads.
+ * How: op(B) is walked in strips of STRIP_COLUMNS columns and blocks of K_BLOCK rows; for a few rows of op(A) a
+ * block of a full strip of an untransposed B is read in place, other blocks are copied into the thread's
+ * workspace (transposed when B is, in registers LANES x LANES at a time, and the last strip padded with zeros),
+ * then register tiles of up to STRIP_ROWS rows of op(A) (broadcasts, read in place) times 2 vectors sum over it,
+ * adding to C from the second block on; a last strip at most one vector wide takes one-vector tiles. The last
+ * strip's columns beyond n are summed into the workspace and copied out. Each C element is one thread's sum over
+ * k in order: the result does not depend on the threads.
  * A bias is added to each finished sum as it is stored (TensorFlow's _FusedMatMul): the same float add as a
  * separate BiasAdd, without another pass over C (the word LM's [400, 10000] logits: 16 MB).
  */
@@ -25,41 +27,51 @@
 #define STRIP_ROWS TILE_ROWS(STRIP_VECS)
 #define STRIP_COLUMNS (STRIP_VECS * LANES)
 #define K_BLOCK 256
+#define IN_PLACE_TILES 4 /* up to this many tiles of rows read B's strips in place (strips_thread) */
 
 WF_EXPORT wf_size wf_gemm_strips_lanes(void) { return LANES; }
 WF_EXPORT wf_size wf_gemm_strips_workspace(wf_size m) { return (K_BLOCK + m) * STRIP_COLUMNS; }
 
-/* c[r][v] (+)= sum over steps i of op(A)[r][i] * strip[i][v]; op(A)[r][i] = a[r * lda + i], or a[i * lda + r]
- * when transposed (a constant, so each instance addresses A its own way). */
-ALWAYS_INLINE void strip_tile(const float *a, wf_size lda, const int transposed, const float *strip, float *c,
-                              wf_size ldc, wf_size steps, int first, const float *bias, const int rows) {
+/* c[r][v] (+)= sum over steps i of op(A)[r][i] * strip[i][v] for v < vecs * LANES; op(A)[r][i] = a[r * lda + i],
+ * or a[i * lda + r] when transposed (a constant, so each instance addresses A its own way). A strip of `vecs`
+ * vectors (STRIP_VECS for full strips, 1 for a last strip at most LANES wide) has rows strip_stride floats apart. */
+ALWAYS_INLINE void strip_tile(const float *a, wf_size lda, const int transposed, const float *strip,
+                              wf_size strip_stride, float *c, wf_size ldc, wf_size steps, int first,
+                              const float *bias, const int rows, const int vecs) {
     vec acc[STRIP_ROWS][STRIP_VECS];
     for (int r = 0; r < rows; ++r)
-        for (int v = 0; v < STRIP_VECS; ++v) acc[r][v] = first ? (vec){0} : load(c + r * ldc + v * LANES);
-    for (wf_size i = 0; i < steps; ++i, strip += STRIP_COLUMNS) {
+        for (int v = 0; v < vecs; ++v) acc[r][v] = first ? (vec){0} : load(c + r * ldc + v * LANES);
+    for (wf_size i = 0; i < steps; ++i, strip += strip_stride) {
         vec columns[STRIP_VECS];
-        for (int v = 0; v < STRIP_VECS; ++v) columns[v] = load(strip + v * LANES);
+        for (int v = 0; v < vecs; ++v) columns[v] = load(strip + v * LANES);
         const float *x = transposed ? a + i * lda : a + i;
         for (int r = 0; r < rows; ++r) {
             float value = transposed ? x[r] : x[r * lda];
-            for (int v = 0; v < STRIP_VECS; ++v) acc[r][v] += columns[v] * value;
+            for (int v = 0; v < vecs; ++v) acc[r][v] += columns[v] * value;
         }
     }
     if (bias)  /* the last block of k: the sums are final */
         for (int r = 0; r < rows; ++r)
-            for (int v = 0; v < STRIP_VECS; ++v) acc[r][v] += load(bias + v * LANES);
+            for (int v = 0; v < vecs; ++v) acc[r][v] += load(bias + v * LANES);
     for (int r = 0; r < rows; ++r)
-        for (int v = 0; v < STRIP_VECS; ++v) store(c + r * ldc + v * LANES, acc[r][v]);
+        for (int v = 0; v < vecs; ++v) store(c + r * ldc + v * LANES, acc[r][v]);
 }
 
-/* One function per tile height and A layout (the accumulators stay in registers only with constant bounds). */
-#define TILE_CASE(R)                                                                                   \
-    case R:                                                                                            \
-        if (transposed) strip_tile(a, lda, 1, strip, c, ldc, steps, first, bias, R);                   \
-        else strip_tile(a, lda, 0, strip, c, ldc, steps, first, bias, R);                              \
+/* One function per tile height, A layout and strip width (the accumulators stay in registers only with constant
+ * bounds). A narrow strip (one vector) takes tiles of up to NARROW_ROWS rows. */
+#define NARROW_ROWS (STRIP_ROWS < 14 ? STRIP_ROWS : 14)
+#define TILE_CASE(R)                                                                                  \
+    case R:                                                                                           \
+        if (transposed) strip_tile(a, lda, 1, strip, strip_stride, c, ldc, steps, first, bias, R, STRIP_VECS); \
+        else strip_tile(a, lda, 0, strip, strip_stride, c, ldc, steps, first, bias, R, STRIP_VECS);     \
         break;
-static void strip_tiles(const float *a, wf_size lda, int transposed, const float *strip, float *c, wf_size ldc,
-                        wf_size steps, int first, const float *bias, wf_size rows) {
+#define NARROW_CASE(R)                                                                                \
+    case R:                                                                                           \
+        if (transposed) strip_tile(a, lda, 1, strip, strip_stride, c, ldc, steps, first, bias, R, 1);   \
+        else strip_tile(a, lda, 0, strip, strip_stride, c, ldc, steps, first, bias, R, 1);              \
+        break;
+static void strip_tiles(const float *a, wf_size lda, int transposed, const float *strip, wf_size strip_stride,
+                        float *c, wf_size ldc, wf_size steps, int first, const float *bias, wf_size rows) {
     switch (rows) {
     TILE_CASE(1) TILE_CASE(2) TILE_CASE(3) TILE_CASE(4)
 #if STRIP_ROWS >= 6
@@ -67,6 +79,19 @@ static void strip_tiles(const float *a, wf_size lda, int transposed, const float
 #endif
 #if STRIP_ROWS >= 14
     TILE_CASE(7) TILE_CASE(8) TILE_CASE(9) TILE_CASE(10) TILE_CASE(11) TILE_CASE(12) TILE_CASE(13) TILE_CASE(14)
+#endif
+    }
+}
+static void narrow_tiles(const float *a, wf_size lda, int transposed, const float *strip, wf_size strip_stride,
+                         float *c, wf_size ldc, wf_size steps, int first, const float *bias, wf_size rows) {
+    switch (rows) {
+    NARROW_CASE(1) NARROW_CASE(2) NARROW_CASE(3) NARROW_CASE(4)
+#if NARROW_ROWS >= 6
+    NARROW_CASE(5) NARROW_CASE(6)
+#endif
+#if NARROW_ROWS >= 14
+    NARROW_CASE(7) NARROW_CASE(8) NARROW_CASE(9) NARROW_CASE(10) NARROW_CASE(11) NARROW_CASE(12) NARROW_CASE(13)
+    NARROW_CASE(14)
 #endif
     }
 }
@@ -79,14 +104,51 @@ typedef struct {
     wf_size next;
 } strips_job;
 
-/* strip[i][v] = op(B)[k0 + i][column + v] for i < steps, v < width; zeros for v >= width. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define VECTOR_TRANSPOSE 1 /* GCC's __builtin_shuffle takes a mask vector; clang (the wasm build) copies by scalars */
+/* x[i][l] becomes x[l][i]: in each stage (d = LANES / 2 ... 1) rows i and i + d swap their off-diagonal halves of
+ * d lanes; after the last stage every LANES x LANES element has moved across the diagonal. */
+ALWAYS_INLINE void transpose_block(vec x[LANES]) {
+    for (int d = LANES / 2; d >= 1; d /= 2) {
+        ivec low, high;  /* lanes of (x[i], x[i + d]): LANES + l picks lane l of x[i + d] */
+        for (int l = 0; l < LANES; ++l) {
+            low[l] = (l & d) ? LANES + l - d : l;
+            high[l] = (l & d) ? LANES + l : l + d;
+        }
+        for (int i = 0; i < LANES; ++i)
+            if (!(i & d)) {
+                vec a = x[i], b = x[i + d];
+                x[i] = __builtin_shuffle(a, b, low);
+                x[i + d] = __builtin_shuffle(a, b, high);
+            }
+    }
+}
+#else
+#define VECTOR_TRANSPOSE 0
+#endif
+
+/* strip[i][v] = op(B)[k0 + i][column + v] for i < steps, v < width; zeros for width <= v < stride (the strip's
+ * row: STRIP_COLUMNS floats, or LANES for a narrow last strip). */
 static void copy_strip(const strips_job *job, wf_size k0, wf_size steps, wf_size column, wf_size width,
-                       float *strip) {
+                       float *strip, wf_size stride) {
     const float *b = job->b;
     if (job->transpose_b) {  /* op(B)[i][j] = b[j * ldb + i]: each column of the strip is a row of b */
+        wf_size i0 = 0;
+#if VECTOR_TRANSPOSE
+        /* Blocks of LANES x LANES, transposed in registers: the scalar copy below writes one float per 64-byte
+         * line of the strip, and cost the word LM's softmax input gradient 1.1 of its 9 ms. */
+        if (width == stride)
+            for (; i0 + LANES <= steps; i0 += LANES)
+                for (wf_size v0 = 0; v0 < width; v0 += LANES) {
+                    vec x[LANES];
+                    for (int v = 0; v < LANES; ++v) x[v] = load(b + (column + v0 + v) * job->ldb + k0 + i0);
+                    transpose_block(x);
+                    for (int i = 0; i < LANES; ++i) store(strip + (i0 + i) * stride + v0, x[i]);
+                }
+#endif
         for (wf_size v = 0; v < width; ++v) {
             const float *row = b + (column + v) * job->ldb + k0;
-            for (wf_size i = 0; i < steps; ++i) strip[i * STRIP_COLUMNS + v] = row[i];
+            for (wf_size i = i0; i < steps; ++i) strip[i * stride + v] = row[i];
         }
     } else if (width == STRIP_COLUMNS) {
         for (wf_size i = 0; i < steps; ++i)
@@ -95,10 +157,10 @@ static void copy_strip(const strips_job *job, wf_size k0, wf_size steps, wf_size
         return;
     } else {
         for (wf_size i = 0; i < steps; ++i)
-            for (wf_size v = 0; v < width; ++v) strip[i * STRIP_COLUMNS + v] = b[(k0 + i) * job->ldb + column + v];
+            for (wf_size v = 0; v < width; ++v) strip[i * stride + v] = b[(k0 + i) * job->ldb + column + v];
     }
     for (wf_size i = 0; i < steps; ++i)
-        for (wf_size v = width; v < STRIP_COLUMNS; ++v) strip[i * STRIP_COLUMNS + v] = 0;
+        for (wf_size v = width; v < stride; ++v) strip[i * stride + v] = 0;
 }
 
 /* Tile `t` of `tiles` over `total` rows, as even as can be: rows [first, first + count). */
@@ -110,7 +172,6 @@ static void strips_thread(void *context, wf_size thread) {
     float *strip = job->work + thread * wf_gemm_strips_workspace(m), *tail = strip + K_BLOCK * STRIP_COLUMNS;
     wf_size strips = (n + STRIP_COLUMNS - 1) / STRIP_COLUMNS;
     wf_size units = (strips + job->strips_per_unit - 1) / job->strips_per_unit;
-    wf_size tiles = (m + STRIP_ROWS - 1) / STRIP_ROWS;
     for (wf_size u = wf_next_unit(&job->next); u < units; u = wf_next_unit(&job->next)) {
         wf_size last_strip = WF_MIN(strips, (u + 1) * job->strips_per_unit);
         for (wf_size k0 = 0; k0 < k; k0 += K_BLOCK) {
@@ -118,23 +179,48 @@ static void strips_thread(void *context, wf_size thread) {
             const float *a = job->a + (job->transpose_a ? k0 * lda : k0);
             for (wf_size s = u * job->strips_per_unit; s < last_strip; ++s) {
                 wf_size column = s * STRIP_COLUMNS, width = WF_MIN(STRIP_COLUMNS, n - column);
-                float *c = width == STRIP_COLUMNS ? job->c + column : tail;  /* a partial strip sums into `tail` */
-                wf_size ldc = width == STRIP_COLUMNS ? n : STRIP_COLUMNS;
-                const float *bias = job->bias && k0 + steps == k && width == STRIP_COLUMNS ? job->bias + column : NULL;
-                copy_strip(job, k0, steps, column, width, strip);
+                /* A last strip of at most one vector runs one-vector tiles: the two-vector ones would spend half
+                 * their multiply-adds on padding (the softmax input gradient's n = 200: 6 strips and 8 columns). */
+                int narrow = width <= LANES;
+                wf_size stride = narrow ? LANES : STRIP_COLUMNS, rows_per_tile = narrow ? NARROW_ROWS : STRIP_ROWS;
+                int full = width == stride;
+                float *c = full ? job->c + column : tail;  /* a partial strip sums into `tail` */
+                wf_size ldc = full ? n : stride;
+                const float *bias = job->bias && k0 + steps == k && full ? job->bias + column : NULL;
+                wf_size tiles = (m + rows_per_tile - 1) / rows_per_tile;
+                /* With a few tiles of rows, a full strip of an untransposed B is read in place (its rows ldb apart):
+                 * a copy would be read only a few times (one thread, us: an LSTM step's [20, 400] x [400, 800]
+                 * 83 -> 63). With many, the copy pays: rows a page or more apart miss the first-level TLB at every
+                 * step (the softmax layer's [400, 200] x [200, 10000]: 8.1 ms copied, 8.5 in place). */
+                const float *source = strip;
+                wf_size source_stride = stride;
+                if (full && !job->transpose_b && tiles <= IN_PLACE_TILES) {
+                    source = job->b + k0 * job->ldb + column;
+                    source_stride = job->ldb;
+                } else {
+                    copy_strip(job, k0, steps, column, width, strip, stride);
+                }
                 for (wf_size t = 0; t < tiles; ++t) {
                     wf_size row = tile_start(m, tiles, t), rows = tile_start(m, tiles, t + 1) - row;
-                    strip_tiles(a + (job->transpose_a ? row : row * lda), lda, job->transpose_a, strip,
-                                c + row * ldc, ldc, steps, k0 == 0, bias, rows);
+                    const float *a_rows = a + (job->transpose_a ? row : row * lda);
+                    /* two direct calls, not a pointer to either: an indirect call makes the wasm module import
+                     * a function table, which the hand-written loaders (tests/kernels/wasm_runner.js) lack */
+                    if (narrow)
+                        narrow_tiles(a_rows, lda, job->transpose_a, source, source_stride, c + row * ldc, ldc, steps,
+                                     k0 == 0, bias, rows);
+                    else
+                        strip_tiles(a_rows, lda, job->transpose_a, source, source_stride, c + row * ldc, ldc, steps,
+                                    k0 == 0, bias, rows);
                 }
             }
         }
         wf_size column = (last_strip - 1) * STRIP_COLUMNS, width = n - column;
-        if (width < STRIP_COLUMNS)  /* this unit had the partial strip: its sums to C */
+        wf_size stride = width <= LANES ? LANES : STRIP_COLUMNS;
+        if (width < stride)  /* this unit had the partial strip: its sums to C */
             for (wf_size r = 0; r < m; ++r)
                 for (wf_size v = 0; v < width; ++v)
-                    job->c[r * n + column + v] = job->bias ? tail[r * STRIP_COLUMNS + v] + job->bias[column + v]
-                                                           : tail[r * STRIP_COLUMNS + v];
+                    job->c[r * n + column + v] = job->bias ? tail[r * stride + v] + job->bias[column + v]
+                                                           : tail[r * stride + v];
     }
 }
 

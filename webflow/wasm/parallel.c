@@ -192,10 +192,10 @@ static void install_fork_handler(void) { pthread_atfork(NULL, NULL, forget_worke
  * machine is crowded); past that the worker was most likely preempted mid-unit, and polling on would take CPU
  * time from it (sched_yield does not hand the core to it when the machine is crowded), so the caller sleeps
  * until the worker's set_state wakes it. */
-static int collect(slot *s, long long own) {
+static int collect(slot *s, long long own, int was_asleep) {
     int expected = POSTED;
     if (__atomic_compare_exchange_n(&s->state, &expected, IDLE, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-        return own > COLLECT_NANOSECONDS && !__atomic_load_n(&s->asleep[WORKER], __ATOMIC_SEQ_CST);
+        return own > COLLECT_NANOSECONDS && !was_asleep;
     long long waiting = nanoseconds();
     long long deadline = waiting + (__atomic_load_n(&pool.crowded, __ATOMIC_RELAXED) ? COLLECT_NANOSECONDS
                                                                                     : SPIN_NANOSECONDS);
@@ -225,7 +225,12 @@ void wf_run_parallel(wf_task task, void *job, wf_size threads) {
         pthread_mutex_unlock(&pool.busy);
         return;
     }
+    /* Whether each worker slept when the job was posted: one that did may still be waking when the caller has
+     * finished alone (a futex wake after an idle spell takes longer than a short job), which is no sign of a
+     * crowded machine; read at collect time it would be, since by then the worker is awake. */
+    int was_asleep[MAX_WORKERS];
     for (wf_size i = 0; i < helpers; ++i) {
+        was_asleep[i] = __atomic_load_n(&pool.slots[i].asleep[WORKER], __ATOMIC_SEQ_CST);
         pool.slots[i].task = task;
         pool.slots[i].job = job;
         set_state(&pool.slots[i], POSTED);  /* wakes the worker if it stopped polling */
@@ -233,7 +238,7 @@ void wf_run_parallel(wf_task task, void *job, wf_size threads) {
     task(job, 0);
     long long own = nanoseconds() - started;
     int crowded = 0;
-    for (wf_size i = 0; i < helpers; ++i) crowded |= collect(&pool.slots[i], own);
+    for (wf_size i = 0; i < helpers; ++i) crowded |= collect(&pool.slots[i], own, was_asleep[i]);
     __atomic_store_n(&pool.crowded, crowded, __ATOMIC_RELAXED);
     if (crowded) __atomic_store_n(&pool.alone_until, nanoseconds() + ALONE_NANOSECONDS, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pool.busy);

@@ -42,6 +42,7 @@ FLOATS = ("float32", "float64")
 NUMBERS = ("float32", "float64", "int32", "int64")
 SUFFIX = {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64"}
 SYMBOL_PATTERN = re.compile(r"wf_[A-Za-z0-9_<>]+")
+_DTYPE_NAMES: dict = {}  # a NumPy dtype (or a CArray's dtype) -> its name
 
 
 class Unsupported(Exception):
@@ -94,7 +95,10 @@ def c_kernel(*, dtypes: tuple | None = FLOATS, min_size: int | None = None, size
 # --- helpers the adapters share ---------------------------------------------------------------------
 def suffix(array: Any, allowed: tuple = FLOATS) -> str:
     """The C name suffix for an array's dtype (f32, f64, i32, i64); Unsupported for any other dtype."""
-    name = array.dtype.name
+    dtype = array.dtype
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:  # (NumPy computes dtype.name in Python on every read: slower than many kernels)
+        name = _DTYPE_NAMES[dtype] = dtype.name
     if name not in allowed:
         raise Unsupported(name)
     return SUFFIX[name]
@@ -204,12 +208,40 @@ def fn(name: str) -> Any:
 # Elementwise kernels from this many elements on run as slices on parallel threads (backends/c/parallel.py):
 # below it the ~30 us hand-off to a worker costs more than half the work saves (Relu of 2^17 floats ~40 us).
 PARALLEL_ELEMENTS = 1 << 17
+# The C library's own workers (wasm/elementwise_threads.c) start at once, yet below this many elements a second
+# thread gains nothing: the input sits in the caller's cache (Relu of 2^16 floats takes as long on 1 thread as on
+# 2) and waking a sleeping worker costs a system call (benchmarks/FIGURES.md, "Elementwise ops ...").
+C_THREADS_ELEMENTS = 1 << 17
+
+if not c_library.IN_PYODIDE:  # native only (elementwise_threads.c): the wasm build has no threads
+    c_library.declare("wf_elementwise_threads", [c_library.PTR, c_library.INT, c_library.PTR, c_library.PTR,
+                                                 c_library.SIZE, c_library.SIZE], c_library.INT)
+_ADDRESSES: dict = {}
+
+
+def address_of(name: str) -> int:
+    """The address of C function `name`, for a C kernel that calls it on its threads (elementwise_threads.c)."""
+    found = _ADDRESSES.get(name)
+    if found is None:
+        found = _ADDRESSES[name] = ctypes.cast(fn(name), ctypes.c_void_p).value
+    return found
 
 
 def call_sliced(name: str, arguments: list, count: int) -> None:
     """C function `name`(*arguments, count) for an elementwise kernel (element i of every output depends only
     on element i of the inputs), cut into slices that run on parallel threads: each array argument is
-    advanced to its slice's first element, the other arguments (scalars, flags) are passed as they are."""
+    advanced to its slice's first element, the other arguments (scalars, flags) are passed as they are.
+    Two or three arrays and nothing else (unary ops, ReluGrad, TanhGrad ...): the C library's threads share the
+    slices out (wasm/elementwise_threads.c); other calls (optimizer updates) go through parallel.split."""
+    arrays = len(arguments)
+    if 2 <= arrays <= 3 and all(hasattr(a, "itemsize") for a in arguments):
+        if count < C_THREADS_ELEMENTS or parallel.threads() == 1 or c_library.IN_PYODIDE:
+            fn(name)(*[ptr(a) for a in arguments], count)
+            return
+        check(fn("wf_elementwise_threads")(address_of(name), arrays, (ctypes.c_void_p * arrays)(*map(ptr, arguments)),
+                                           (c_library.SIZE * arrays)(*[a.itemsize for a in arguments]), count,
+                                           parallel.threads()), name)
+        return
     function = fn(name)
     if count < 2 * PARALLEL_ELEMENTS or parallel.threads() == 1:  # one call (always in Pyodide)
         function(*[ptr(a) if hasattr(a, "itemsize") else a for a in arguments], count)

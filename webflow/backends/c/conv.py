@@ -16,7 +16,7 @@ from typing import Any
 
 from webflow.backends.arrays.numpy_arrays import HAVE_NUMPY, np
 from webflow.backends.c import conv_direct as c_conv_direct  # noqa: F401  (C signatures)
-from webflow.backends.c import parallel
+from webflow.backends.c import conv_winograd, parallel
 from webflow.backends.c.adapters import (
     Unsupported,
     c_kernel,
@@ -116,33 +116,48 @@ def _out_dims(shape: Conv2DShape) -> tuple:
 
 @c_kernel(dtypes=F32, min_size=0)
 def conv2d(input: Any, filter: Any, **attrs: Any) -> Any:  # noqa: A002 - TensorFlow's input names
-    """wf_conv2d_direct_f32 (windows read in place) when it applies; else with NumPy, NumPy's im2col + BLAS
+    """wf_conv2d_winograd_f32 (conv_winograd.py) or wf_conv2d_direct_f32 (windows read in place) when one applies;
+    else with NumPy, NumPy's im2col + BLAS
     (faster than the C GEMM), and without it wf_conv2d_f32: im2col + packed GEMM in blocks of rows."""
     suffix(input, F32)
     if filter.dtype != input.dtype or filter.ndim != 4 or input.ndim != 4 or filter.shape[2] != input.shape[3]:
         raise Unsupported("operands")
     shape = window_geometry(input.shape, filter.shape[:2], filter.shape[3], attrs)
     out = empty(_out_dims(shape), dtypes.float32)
+    input, filter = contiguous(input), contiguous(filter)  # noqa: A001 - TensorFlow's input names
+    if conv_winograd.applies(shape) and conv_winograd.all_finite(input, filter):
+        return conv_winograd.forward(shape, input, filter, out)
     if c_conv_direct.forward_applies(shape):
-        return c_conv_direct.forward(shape, contiguous(input), contiguous(filter), out)
+        return c_conv_direct.forward(shape, input, filter, out)
     if HAVE_NUMPY:
         raise Unsupported("im2col + BLAS")
     per_in, per_out = prod(input.shape[1:]), prod(out.shape[1:])
-    return _per_image_call("wf_conv2d_f32", shape, contiguous(filter), contiguous(input), out, per_in, per_out)
+    return _per_image_call("wf_conv2d_f32", shape, filter, input, out, per_in, per_out)
 
 
 def conv2d_bias_relu(input: Any, filter: Any, bias: Any, *, relu: bool, **attrs: Any) -> Any:  # noqa: A002
     """wf_conv2d_direct_bias_relu_f32: conv2d + bias (then max(., 0) if relu) with the epilogue applied before
-    the store (runtime/fusion.py's _FusedConv2D); Unsupported where the direct convolution does not apply."""
+    the store (runtime/fusion.py's _FusedConv2D), by Winograd or the direct convolution; Unsupported where neither
+    applies."""
     suffix(input, F32)
     if filter.dtype != input.dtype or bias.dtype != input.dtype or filter.ndim != 4 or input.ndim != 4 \
             or filter.shape[2] != input.shape[3] or bias.shape != filter.shape[3:]:
         raise Unsupported("operands")
     shape = window_geometry(input.shape, filter.shape[:2], filter.shape[3], attrs)
-    if not c_conv_direct.forward_applies(shape):
-        raise Unsupported("direct convolution")
+    input, filter = contiguous(input), contiguous(filter)  # noqa: A001 - TensorFlow's input names
+    forward = _forward_kernel(shape, input, filter)
     out = empty(_out_dims(shape), dtypes.float32)
-    return c_conv_direct.forward(shape, contiguous(input), contiguous(filter), out, contiguous(bias), relu)
+    return forward(shape, input, filter, out, contiguous(bias), relu)
+
+
+def _forward_kernel(shape: Conv2DShape, input: Any, filter: Any) -> Any:  # noqa: A002
+    """The forward convolution for `shape`: Winograd where it applies (conv_winograd.py) and the operands are
+    finite, else the direct one; Unsupported if neither does."""
+    if conv_winograd.applies(shape) and conv_winograd.all_finite(input, filter):
+        return conv_winograd.forward
+    if c_conv_direct.forward_applies(shape):
+        return c_conv_direct.forward
+    raise Unsupported("direct convolution")
 
 
 def conv2d_bias_relu_max_pool(input: Any, filter: Any, bias: Any, *, relu: bool, pool_attrs: dict,  # noqa: A002
@@ -156,18 +171,18 @@ def conv2d_bias_relu_max_pool(input: Any, filter: Any, bias: Any, *, relu: bool,
             or pool_attrs.get("data_format", "NHWC") != "NHWC":
         raise Unsupported("operands")
     shape = window_geometry(input.shape, filter.shape[:2], filter.shape[3], attrs)
-    if not c_conv_direct.forward_applies(shape):
-        raise Unsupported("direct convolution")
+    input, filter = contiguous(input), contiguous(filter)  # noqa: A001 - TensorFlow's input names
+    forward = _forward_kernel(shape, input, filter)
     pool = pool_geometry(_out_dims(shape), pool_attrs)
     out = empty(_out_dims(shape), dtypes.float32)
     pooled = empty((shape.batch, pool.out_height, pool.out_width, pool.in_channels), dtypes.float32)
-    c_conv_direct.forward(shape, contiguous(input), contiguous(filter), out, contiguous(bias), relu, pool, pooled)
+    forward(shape, input, filter, out, contiguous(bias), relu, pool, pooled)
     return out, pooled
 
 
 @c_kernel(dtypes=F32, min_size=0, size_input=2, dtype_input=1)
 def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **attrs: Any) -> Any:  # noqa: A002
-    """wf_conv2d_direct_f32 (the direct convolution of dy with the flipped filter) when it applies
+    """wf_conv2d_winograd_f32 or wf_conv2d_direct_f32 (the convolution of dy with the flipped filter) when one applies
     (stride 1), else dx = col2im(dy filter^T): the GEMM in NumPy's BLAS from 100k elements of dy (NumPy's kernel
     below), all C without NumPy (wf_conv2d_backprop_input_f32)."""
     suffix(filter, F32)
@@ -179,8 +194,11 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, **at
     if _out_dims(shape) != out_backprop.shape:
         raise Unsupported("out_backprop shape")  # the NumPy kernel raises TensorFlow's message
     out = empty(x_shape, dtypes.float32)
+    filter, out_backprop = contiguous(filter), contiguous(out_backprop)  # noqa: A001
+    if conv_winograd.input_grad_applies(shape) and conv_winograd.all_finite(filter, out_backprop):
+        return conv_winograd.input_grad(shape, filter, out_backprop, out)
     if c_conv_direct.input_grad_applies(shape):
-        return c_conv_direct.input_grad(shape, contiguous(filter), contiguous(out_backprop), out)
+        return c_conv_direct.input_grad(shape, filter, out_backprop, out)
     if HAVE_NUMPY and type(out_backprop) is np.ndarray and type(filter) is np.ndarray:
         if out_backprop.size < _BLAS_MIN_SIZE:
             raise Unsupported("small: NumPy")
@@ -194,21 +212,24 @@ def conv2d_backprop_filter_max_pool(pool_input: Any, pooled_grad: Any, input: An
                                     pool_attrs: dict, **attrs: Any) -> tuple:
     """(the conv's Conv2DBackpropFilter, its output gradient's per-channel sums) where that output gradient is
     MaxPoolGrad(pool_input, pooled_grad) -> ReluGrad(features = pool_input), made image by image inside the
-    direct filter gradient and never stored (wf_conv2d_direct_filter_grad_pool_f32): the bits of the separate
-    ops on the C backend. Unsupported where that kernel does not apply."""
+    Winograd or the direct filter gradient and never stored (wf_conv2d_winograd_filter_grad_f32 with a pool,
+    wf_conv2d_direct_filter_grad_pool_f32): the bits of the separate ops on the C backend. Unsupported where
+    neither applies."""
     suffix(input, F32)
     w_shape = sizes_of(filter_sizes)
     if input.ndim != 4 or w_shape[2] != input.shape[3] or pool_input.dtype != input.dtype \
             or pooled_grad.dtype != input.dtype or pool_attrs.get("data_format", "NHWC") != "NHWC":
         raise Unsupported("operands")
     shape = window_geometry(input.shape, w_shape[:2], w_shape[3], attrs)
-    if not c_conv_direct.filter_grad_applies(shape) or pool_input.shape != _out_dims(shape):
+    input, pooled_grad = contiguous(input), contiguous(pooled_grad)  # noqa: A001
+    winograd = conv_winograd.filter_grad_applies(shape) and conv_winograd.all_finite(input, pooled_grad)
+    if not (winograd or c_conv_direct.filter_grad_applies(shape)) or pool_input.shape != _out_dims(shape):
         raise Unsupported("direct filter gradient")
     pool = pool_geometry(pool_input.shape, pool_attrs)
     if pooled_grad.shape != (shape.batch, pool.out_height, pool.out_width, pool.in_channels):
         raise Unsupported("pooled gradient shape")
-    return c_conv_direct.filter_grad(shape, contiguous(input), None, w_shape,
-                                     (pool, contiguous(pool_input), contiguous(pooled_grad)))
+    return (conv_winograd if winograd else c_conv_direct).filter_grad(shape, input, None, w_shape,
+                                                                      (pool, contiguous(pool_input), pooled_grad))
 
 
 _SCRATCH = threading.local()
@@ -249,7 +270,8 @@ def _backprop_input_blas(shape: Conv2DShape, filter: Any, out_backprop: Any, out
 
 @c_kernel(dtypes=F32, min_size=0)
 def conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, **attrs: Any) -> Any:  # noqa: A002
-    """wf_conv2d_direct_filter_grad_f32 when it applies; else NumPy's im2col + BLAS, or without NumPy
+    """wf_conv2d_winograd_filter_grad_f32 or wf_conv2d_direct_filter_grad_f32 when one applies; else NumPy's
+    im2col + BLAS, or without NumPy
     wf_conv2d_backprop_filter_f32: dfilter = im2col(x)^T dy."""
     suffix(input, F32)
     w_shape = sizes_of(filter_sizes)
@@ -258,8 +280,11 @@ def conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, **a
     shape = window_geometry(input.shape, w_shape[:2], w_shape[3], attrs)
     if _out_dims(shape) != out_backprop.shape:
         raise Unsupported("out_backprop shape")
+    input, out_backprop = contiguous(input), contiguous(out_backprop)  # noqa: A001
+    if conv_winograd.filter_grad_applies(shape) and conv_winograd.all_finite(input, out_backprop):
+        return conv_winograd.filter_grad(shape, input, out_backprop, w_shape)
     if c_conv_direct.filter_grad_applies(shape):
-        return c_conv_direct.filter_grad(shape, contiguous(input), contiguous(out_backprop), w_shape)
+        return c_conv_direct.filter_grad(shape, input, out_backprop, w_shape)
     if HAVE_NUMPY:
         raise Unsupported("im2col + BLAS")
     out = empty(w_shape, dtypes.float32)

@@ -111,7 +111,7 @@ def input_grad(shape: Conv2DShape, filter: Any, out_backprop: Any, out: Any) -> 
     is the forward windows that read input row i, with the taps in reverse order: so the padding before is
     (kh-1)*dh - pad_top, and tap a of the flipped filter is tap kh-1-a of the original."""
     kh, kw, channels, out_channels = filter.shape
-    flipped = _flipped(filter)
+    flipped = flipped_filter(filter)
     transposed = Conv2DShape(
         shape.batch, shape.out_height, shape.out_width, out_channels, kh, kw, channels, 1, 1,
         shape.dilation_height, shape.dilation_width, (kh - 1) * shape.dilation_height - shape.pad_top,
@@ -119,7 +119,7 @@ def input_grad(shape: Conv2DShape, filter: Any, out_backprop: Any, out: Any) -> 
     return forward(transposed, out_backprop, flipped, out)
 
 
-def _flipped(filter: Any) -> Any:  # noqa: A002
+def flipped_filter(filter: Any) -> Any:  # noqa: A002
     """The filter [kh, kw, in, out] flipped in space with its channel axes swapped: [kh, kw, out, in]."""
     kh, kw, channels, out_channels = filter.shape
     flipped = empty((kh, kw, out_channels, channels), dtypes.float32)

@@ -16,10 +16,11 @@ from typing import Any
 from webflow.backends.c import parallel
 from webflow.backends.c.activations import same_shapes
 from webflow.backends.c.adapters import (
+    C_THREADS_ELEMENTS,
     FLOATS,
     NUMBERS,
-    PARALLEL_ELEMENTS,
     Unsupported,
+    address_of,
     broadcast_shapes,
     c_kernel,
     call_sliced,
@@ -33,7 +34,7 @@ from webflow.backends.c.adapters import (
     suffix,
     unary_adapter,
 )
-from webflow.backends.c.library import INT, PTR, SIZE, VOID, declare
+from webflow.backends.c.library import IN_PYODIDE, INT, PTR, SIZE, VOID, declare
 
 FLOAT_UNARY = ("neg", "abs", "square", "sqrt", "rsqrt", "reciprocal", "relu", "exp", "log", "tanh", "sigmoid")
 INT_UNARY = ("neg", "abs", "square", "relu")
@@ -55,6 +56,8 @@ for _suffix in ("f32", "f64", "i32", "i64"):
     declare(f"wf_relu_grad_{_suffix}", [PTR, PTR, PTR, SIZE], VOID)
     for _name in FLOAT_BINARY if _floating else BINARY:
         declare(f"wf_{_name}_{_suffix}", [PTR, PTR, PTR, INT, PTR, PTR, PTR], INT)
+if not IN_PYODIDE:  # native only (elementwise_threads.c): the wasm build has no threads
+    declare("wf_binary_threads", [PTR, PTR, PTR, PTR, INT, PTR, PTR, PTR, SIZE, SIZE], INT)
 
 
 INTEGER_UNARY = NUMBERS   # neg abs square relu also exist for i32/i64
@@ -139,18 +142,23 @@ def _binary(stem: str, allowed: tuple) -> Any:
         c_suffix = suffix(x, allowed)
         if y.dtype != x.dtype:
             raise Unsupported("mixed dtypes")
-        shape, c_shape, x_strides, y_strides = _broadcast_plan(tuple(x.shape), tuple(y.shape))
+        x_shape, y_shape = tuple(x.shape), tuple(y.shape)
+        same = x_shape == y_shape
+        if same:  # the common case, as one long row: any shape then cuts into slices of rows
+            x_shape = y_shape = (prod(x_shape),)
+        shape, c_shape, x_strides, y_strides = _broadcast_plan(x_shape, y_shape)
         if len(shape) > MAX_DIMS:
             raise Unsupported("rank")
-        out = empty(shape, x.dtype)
+        out = empty(tuple(x.shape) if same else shape, x.dtype)
         if out.size:
             x, y = contiguous(x), contiguous(y)
-            if out.size >= 2 * PARALLEL_ELEMENTS and shape[0] > 1 and parallel.threads() > 1:
-                _binary_sliced(f"wf_{stem}_{c_suffix}", x, y, out, shape, x_strides, y_strides)
+            name = f"wf_{stem}_{c_suffix}"
+            if out.size >= C_THREADS_ELEMENTS and shape[0] > 1 and parallel.threads() > 1 and not IN_PYODIDE:
+                status = fn("wf_binary_threads")(address_of(name), ptr(x), ptr(y), ptr(out), len(shape), c_shape,
+                                                 x_strides, y_strides, out.itemsize, parallel.threads())
             else:
-                status = fn(f"wf_{stem}_{c_suffix}")(ptr(x), ptr(y), ptr(out), len(shape), c_shape, x_strides,
-                                                     y_strides)
-                check(status, stem)
+                status = fn(name)(ptr(x), ptr(y), ptr(out), len(shape), c_shape, x_strides, y_strides)
+            check(status, stem)
         return out
 
     adapter.__name__ = f"c_{stem}"
@@ -158,24 +166,12 @@ def _binary(stem: str, allowed: tuple) -> Any:
     return adapter
 
 
-def _binary_sliced(name: str, x: Any, y: Any, out: Any, shape: tuple, x_strides: Any, y_strides: Any) -> None:
-    """A big broadcasting binary op cut along its first dimension into slices on parallel threads."""
-    function, rows, row = fn(name), shape[0], prod(shape[1:])
-    x_row, y_row = x_strides[0] * x.itemsize, y_strides[0] * y.itemsize  # 0 where that input is broadcast
-    x_at, y_at, out_at = ptr(x), ptr(y), ptr(out)
-
-    def run(start: int, stop: int) -> int:
-        part = size_array((stop - start,) + tuple(shape[1:]))
-        return function(x_at + start * x_row, y_at + start * y_row, out_at + start * row * out.itemsize,
-                        len(shape), part, x_strides, y_strides)
-
-    for status in parallel.split(rows, run, min_part=max(1, PARALLEL_ELEMENTS // max(row, 1))):
-        check(status, name)
-
-
 # Plain arithmetic runs in C only when forced (NumPy's loops are as fast and a ufunc call is cheaper), except
-# big AddV2s (a conv layer's bias add), which the C kernel splits over threads (benchmarks/FIGURES.md).
-add = c_kernel(dtypes=NUMBERS, min_size=2 * PARALLEL_ELEMENTS)(_binary("add", NUMBERS))
+# big AddV2s (a conv layer's bias add), which the C library's threads share out: from ADD_MIN elements that beats
+# NumPy's one-thread loop when the second core is free (2^17: a tie; benchmarks/FIGURES.md, "Elementwise ops and
+# whole-array sums").
+ADD_MIN = 1 << 18
+add = c_kernel(dtypes=NUMBERS, min_size=ADD_MIN)(_binary("add", NUMBERS))
 sub = c_kernel(dtypes=NUMBERS)(_binary("sub", NUMBERS))
 mul = c_kernel(dtypes=NUMBERS)(_binary("mul", NUMBERS))
 maximum = c_kernel(dtypes=NUMBERS)(_binary("maximum", NUMBERS))

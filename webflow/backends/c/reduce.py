@@ -50,6 +50,9 @@ for _suffix in ("f32", "f64", "i32", "i64"):
     for _name in REDUCTIONS:
         declare(f"wf_reduce_{_name}_{_suffix}", [PTR, PTR, INT, PTR, PTR, INT], INT)
 declare("wf_sum_blocks_f32", [PTR, PTR, PTR, SIZE, SIZE, SIZE, SIZE], INT)
+for _suffix in ("f32", "f64"):
+    declare(f"wf_sum_all_{_suffix}", [PTR, SIZE, PTR, PTR, SIZE], INT)
+declare("wf_sum_chunks", [SIZE], SIZE)
 
 
 # --- reductions over an axis mask -------------------------------------------------------------------
@@ -80,8 +83,48 @@ def _reduce(stem: str, allowed: tuple) -> Any:
     return adapter
 
 
+# --- a whole float array's Sum and Mean: one pass shared out over the C library's threads ------------------
+# NumPy sums on one thread; TensorFlow shares the pass over its threads (wasm/sum_threads.c).
+SUM_ALL_MIN = 1 << 16
+_SUM_ALL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64)) if HAVE_NUMPY else ()
+
+
+def _sum_all(x: Any, axes: Any, keep_dims: bool) -> Any:
+    """The sum of every element of a float NumPy array x when `axes` name all of its axes, else None."""
+    if not HAVE_NUMPY or type(x) is not np.ndarray or x.dtype not in _SUM_ALL_DTYPES or x.size < SUM_ALL_MIN:
+        return None
+    if {a + x.ndim if -x.ndim <= a < 0 else a for a in flat_ints(axes)} != set(range(x.ndim)):
+        return None
+    x = contiguous(x)
+    partials = empty((fn("wf_sum_chunks")(x.size),), x.dtype)
+    out = empty((1,) * x.ndim if keep_dims else (), x.dtype)
+    check(fn(f"wf_sum_all_{suffix(x)}")(ptr(x), x.size, ptr(partials), ptr(out), parallel.threads()), "sum_all")
+    return out
+
+
+def whole_sum_f32(x: Any) -> float:
+    """The float32 sum of a contiguous float32 array (NumPy's or a CArray), by wf_sum_all_f32."""
+    partials = empty((fn("wf_sum_chunks")(x.size),), dtypes.float32)
+    out = empty((), dtypes.float32)
+    check(fn("wf_sum_all_f32")(ptr(x), x.size, ptr(partials), ptr(out), parallel.threads()), "sum_all")
+    return float(out.item())
+
+
+_mean_any_axes = _reduce("mean", FLOATS)
+
+
 # Mean stays float-only: the C integer mean truncates, the NumPy kernel floors (negative sums differ).
-reduce_mean = c_kernel(dtypes=FLOATS)(_reduce("mean", FLOATS))
+@c_kernel(dtypes=FLOATS, min_size=SUM_ALL_MIN)
+def reduce_mean(x: Any, axes: Any, *, keep_dims: bool) -> Any:
+    """wf_sum_all_<t> (a whole array) or wf_reduce_mean_<t>: y = mean of x over axes."""
+    total = _sum_all(x, axes, keep_dims)
+    if total is not None:
+        return np.divide(total, x.dtype.type(x.size), out=total)
+    if HAVE_NUMPY and selection.automatic():
+        raise Unsupported("NumPy's mean")
+    return _mean_any_axes(x, axes, keep_dims=keep_dims)
+
+
 reduce_max = c_kernel(dtypes=NUMBERS)(_reduce("max", NUMBERS))
 reduce_min = c_kernel(dtypes=NUMBERS)(_reduce("min", NUMBERS))
 reduce_prod = c_kernel(dtypes=NUMBERS)(_reduce("prod", NUMBERS))
@@ -95,7 +138,11 @@ MAX_SUMMED_COLUMNS = 128
 
 @c_kernel(dtypes=NUMBERS, min_size=1 << 16)
 def sum_reduce(x: Any, axes: Any, *, keep_dims: bool) -> Any:
-    """wf_sum_blocks_f32 (float32) or wf_reduce_sum_<t>: y = sum of x over its leading axes (a column sum)."""
+    """wf_sum_blocks_f32 (float32) or wf_reduce_sum_<t>: y = sum of x over its leading axes (a column sum);
+    wf_sum_all_<t>: a whole float array."""
+    total = _sum_all(x, axes, keep_dims)
+    if total is not None:
+        return total
     leading = _leading_axes(x, axes)
     if leading is None or not x.size or prod(x.shape[leading:]) > MAX_SUMMED_COLUMNS:
         if HAVE_NUMPY and selection.automatic():
