@@ -7,7 +7,7 @@ runtime/), and one set of gradient rules (autodiff/).
 
 # ruff: noqa: F401, F403
 from webflow._api_common import *
-from webflow._api_common import bool, range, tuple
+from webflow._api_common import bool, print, range, tuple  # noqa: A004 - TensorFlow's names
 from webflow.framework.context import executing_eagerly
 from webflow.framework.scopes import control_dependencies, device
 from webflow.framework.scopes import name_scope_v2 as name_scope
@@ -83,7 +83,6 @@ from webflow.platform.tf_logging import get_logger
 
 # --- debugging (debugging.py; ops/check_ops.py, rank_checks.py): tf.debugging and TF2's top-level asserts ---
 from webflow import debugging
-from webflow._api_common import print  # noqa: A004 - tf.print
 from webflow.ops.check_ops import assert_equal_v2 as assert_equal, assert_greater_v2 as assert_greater
 from webflow.ops.check_ops import assert_less_v2 as assert_less
 from webflow.ops.rank_checks import assert_rank_v2 as assert_rank

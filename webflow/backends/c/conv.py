@@ -288,4 +288,4 @@ def conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, **a
     if HAVE_NUMPY:
         raise Unsupported("im2col + BLAS")
     out = empty(w_shape, dtypes.float32)
-    return _conv_call("wf_conv2d_backprop_filter_f32", shape, contiguous(input), contiguous(out_backprop), out)
+    return _conv_call("wf_conv2d_backprop_filter_f32", shape, input, out_backprop, out)

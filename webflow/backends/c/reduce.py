@@ -95,19 +95,19 @@ def _sum_all(x: Any, axes: Any, keep_dims: bool) -> Any:
         return None
     if {a + x.ndim if -x.ndim <= a < 0 else a for a in flat_ints(axes)} != set(range(x.ndim)):
         return None
-    x = contiguous(x)
+    return _sum_all_into(contiguous(x), empty((1,) * x.ndim if keep_dims else (), x.dtype))
+
+
+def _sum_all_into(x: Any, out: Any) -> Any:
+    """out (one element) = the sum of every element of contiguous float x, by wf_sum_all_<t> on the threads."""
     partials = empty((fn("wf_sum_chunks")(x.size),), x.dtype)
-    out = empty((1,) * x.ndim if keep_dims else (), x.dtype)
     check(fn(f"wf_sum_all_{suffix(x)}")(ptr(x), x.size, ptr(partials), ptr(out), parallel.threads()), "sum_all")
     return out
 
 
 def whole_sum_f32(x: Any) -> float:
     """The float32 sum of a contiguous float32 array (NumPy's or a CArray), by wf_sum_all_f32."""
-    partials = empty((fn("wf_sum_chunks")(x.size),), dtypes.float32)
-    out = empty((), dtypes.float32)
-    check(fn("wf_sum_all_f32")(ptr(x), x.size, ptr(partials), ptr(out), parallel.threads()), "sum_all")
-    return float(out.item())
+    return float(_sum_all_into(x, empty((), dtypes.float32)).item())
 
 
 _mean_any_axes = _reduce("mean", FLOATS)
