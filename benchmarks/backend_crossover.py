@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
+
+from bench_timing import fastest_block
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -25,13 +26,7 @@ from webflow.ops.registry import OPS  # noqa: E402
 
 
 def best_us(function, number: int = 20, repeat: int = 5) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        for _ in range(number):
-            function()
-        best = min(best, (time.perf_counter() - started) / number)
-    return best * 1e6
+    return fastest_block(function, number, repeat) * 1e6
 
 
 def cases(sizes: list) -> list:

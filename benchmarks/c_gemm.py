@@ -13,32 +13,17 @@ import argparse
 import functools
 import json
 import os
-import time
 
 os.environ["OPENBLAS_NUM_THREADS"] = "1"  # before NumPy loads OpenBLAS
 
 import numpy as np  # noqa: E402
+from bench_timing import seconds_per_call  # noqa: E402
 
 # noqa: E402,F401  (declares the signatures)
 from webflow.backends.c import gemm as c_gemm  # noqa: E402,F401  (declares the signatures)
 from webflow.backends.c import library as c  # noqa: E402
 
-
-def best_seconds(function, seconds: float = 0.3, repeat: int = 5) -> float:
-    """Seconds per call: calls are batched to about `seconds / repeat` each, best batch wins."""
-    function()
-    started, calls = time.perf_counter(), 0
-    while time.perf_counter() - started < seconds / repeat:
-        function()
-        calls += 1
-    number = max(1, calls)
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        for _ in range(number):
-            function()
-        best = min(best, (time.perf_counter() - started) / number)
-    return best
+TIMING = (0.3, 5)  # seconds of calls per figure, spread over this many batches (the best one counts)
 
 
 def main() -> None:
@@ -59,9 +44,10 @@ def main() -> None:
         pa, pb, pc = c.address(a), c.address(b), c.address(out)
         for trans_a, trans_b in ((0, 0), (0, 1), (1, 0), (1, 1)):
             op_a, op_b = (a.T if trans_a else a), (b.T if trans_b else b)
-            ours = best_seconds(functools.partial(gemm, trans_a, trans_b, n, n, n, 1.0, pa, n, pb, n, 0.0, pc, n))
+            call = functools.partial(gemm, trans_a, trans_b, n, n, n, 1.0, pa, n, pb, n, 0.0, pc, n)
+            ours = seconds_per_call(call, *TIMING)
             np.testing.assert_allclose(out, op_a @ op_b, rtol=1e-3, atol=1e-2 * np.sqrt(n))
-            theirs = best_seconds(functools.partial(np.matmul, op_a, op_b, out=out))
+            theirs = seconds_per_call(functools.partial(np.matmul, op_a, op_b, out=out), *TIMING)
             flops = 2.0 * n**3
             print(json.dumps({
                 "benchmark": "gemm", "dtype": dtype.name, "n": n,

@@ -13,7 +13,8 @@ import argparse
 import json
 import os
 import sys
-import time
+
+from bench_timing import best_seconds, timed_steps
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -71,31 +72,6 @@ def cnn_train_op(tf, x, y_, keep_prob):
     with tf.name_scope("loss"):
         loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y_, logits=logits))
     return tf.train.AdamOptimizer(1e-4).minimize(loss)
-
-
-def best_seconds(run, number: int, repeat: int = 3) -> float:
-    run()   # warm-up: plans, caches, allocations
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        for _ in range(number):
-            run()
-        best = min(best, (time.perf_counter() - started) / number)
-    return best
-
-
-def timed_steps(run, number: int, repeat: int = 3) -> tuple:
-    """(best wall seconds per step over `repeat` blocks of `number` steps, process CPU seconds per step over
-    all of them): on a shared machine the wall time is partly the neighbours', the CPU time (every thread of
-    this process) is the engine's own."""
-    run()
-    best, cpu_started = float("inf"), time.process_time()
-    for _ in range(repeat):
-        started = time.perf_counter()
-        for _ in range(number):
-            run()
-        best = min(best, (time.perf_counter() - started) / number)
-    return best, (time.process_time() - cpu_started) / (number * repeat)
 
 
 def training_rate(tf, config, batch: int, steps: int, rng) -> tuple:

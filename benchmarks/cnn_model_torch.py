@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 import torch
+from bench_timing import best_seconds, timed_steps
 from torch import nn
 
 # (layer, input shape without the batch (NCHW), module) mirroring cnn_model_tf1.LAYERS.
@@ -29,31 +29,6 @@ def build_cnn() -> nn.Module:
         nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
         nn.Flatten(), nn.Linear(3136, 1024), nn.ReLU(), nn.Dropout(0.5), nn.Linear(1024, 10))
-
-
-def best_seconds(run, number: int, repeat: int = 3) -> float:
-    run()
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        for _ in range(number):
-            run()
-        best = min(best, (time.perf_counter() - started) / number)
-    return best
-
-
-def timed_steps(run, number: int, repeat: int = 3) -> tuple:
-    """(best wall seconds per step over `repeat` blocks of `number` steps, process CPU seconds per step over
-    all of them): on a shared machine the wall time is partly the neighbours', the CPU time (every thread of
-    this process) is the engine's own."""
-    run()
-    best, cpu_started = float("inf"), time.process_time()
-    for _ in range(repeat):
-        started = time.perf_counter()
-        for _ in range(number):
-            run()
-        best = min(best, (time.perf_counter() - started) / number)
-    return best, (time.process_time() - cpu_started) / (number * repeat)
 
 
 def training_rate(batch: int, steps: int) -> tuple:

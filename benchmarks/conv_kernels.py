@@ -18,8 +18,9 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
+
+from bench_timing import fastest_block
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAYERS = {"conv1": ((28, 28, 1), (5, 5, 1, 32)), "conv2": ((14, 14, 32), (5, 5, 32, 64))}
@@ -28,13 +29,7 @@ KERNELS = ("forward", "backprop_input", "backprop_filter")
 
 
 def best_ms(function: Callable[[], object], number: int, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        for _ in range(number):
-            function()
-        best = min(best, (time.perf_counter() - started) / number)
-    return best * 1e3
+    return fastest_block(function, number, repeat) * 1e3
 
 
 def webflow_calls(x, w, dy) -> dict:  # noqa: ANN001 - NumPy arrays

@@ -20,20 +20,10 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+
+from bench_timing import fastest_block
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def best_time(function: Callable[[], None], number: int, repeat: int) -> float:
-    """Seconds per call: the best of `repeat` timings of `number` calls."""
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        for _ in range(number):
-            function()
-        best = min(best, (time.perf_counter() - started) / number)
-    return best
 
 
 def load(framework: str) -> tuple:
@@ -59,13 +49,13 @@ def session_run_10op(tf1, scale: int) -> float:
         with tf1.Session(graph=graph) as sess:
             feed = {x: 1.0}
             sess.run(y, feed)  # warm-up: plan caches, first-call costs
-            return best_time(lambda: sess.run(y, feed), 200 * scale, 5) * 1e6
+            return fastest_block(lambda: sess.run(y, feed), 200 * scale, 5) * 1e6
 
 
 def eager_add_scalar(tf2, scale: int) -> float:
     a, b = tf2.constant(1.0), tf2.constant(2.0)
     tf2.add(a, b)
-    return best_time(lambda: tf2.add(a, b), 2000 * scale, 5) * 1e6
+    return fastest_block(lambda: tf2.add(a, b), 2000 * scale, 5) * 1e6
 
 
 def eager_matmul_100(tf2, scale: int) -> float:
@@ -75,7 +65,7 @@ def eager_matmul_100(tf2, scale: int) -> float:
     a = tf2.constant(rng.standard_normal((100, 100)).astype(np.float32))
     b = tf2.constant(rng.standard_normal((100, 100)).astype(np.float32))
     tf2.matmul(a, b)
-    return best_time(lambda: tf2.matmul(a, b), 500 * scale, 5) * 1e6
+    return fastest_block(lambda: tf2.matmul(a, b), 500 * scale, 5) * 1e6
 
 
 def gradients_build_200(tf1, scale: int) -> float:

@@ -16,12 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
-from collections.abc import Callable
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one thread, should this NumPy have BLAS after all
 
 import numpy as np  # noqa: E402
+from bench_timing import seconds_per_call  # noqa: E402
 
 
 def blas_name() -> str:
@@ -32,23 +31,6 @@ def blas_name() -> str:
         return str(blas.get("name", "none")) if blas.get("found", True) else "none"
     except (TypeError, KeyError, AttributeError):  # NumPy < 1.26 has no mode="dicts"
         return "unknown"
-
-
-def best_seconds(function: Callable[[], object], budget: float, repeat: int) -> float:
-    """Seconds per call: calls batched to about budget / repeat each (at least one), best batch wins."""
-    function()
-    started, calls = time.perf_counter(), 0
-    while time.perf_counter() - started < budget / repeat:
-        function()
-        calls += 1
-    number, repeats = (calls, repeat) if calls else (1, 3)
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        for _ in range(number):
-            function()
-        best = min(best, (time.perf_counter() - started) / number)
-    return best
 
 
 def main() -> None:
@@ -65,14 +47,14 @@ def main() -> None:
         out = np.empty((n, n), np.float32)
         for trans_a, trans_b in ((0, 0), (0, 1), (1, 0), (1, 1)):
             op_a, op_b = (a.T if trans_a else a), (b.T if trans_b else b)
-            seconds = best_seconds(lambda: np.matmul(op_a, op_b, out=out), budget, repeat)  # noqa: B023
+            seconds = seconds_per_call(lambda: np.matmul(op_a, op_b, out=out), budget, repeat)  # noqa: B023
             print(json.dumps({
                 "benchmark": "gemm", "n": n, "op": f"{'AT' if trans_a else 'A'}.{'BT' if trans_b else 'B'}",
                 "unit": "GFLOP/s", "numpy": round(2.0 * n**3 / seconds / 1e9, 2),
             }), flush=True)
     a, b = np.ones((4, 4), np.float32), np.ones((4, 4), np.float32)
     out = np.empty((4, 4), np.float32)
-    seconds = best_seconds(lambda: np.matmul(a, b, out=out), budget, repeat)
+    seconds = seconds_per_call(lambda: np.matmul(a, b, out=out), budget, repeat)
     print(json.dumps({"benchmark": "per_call", "op": "matmul 4x4", "unit": "us/call",
                       "numpy": round(seconds * 1e6, 3)}))
 

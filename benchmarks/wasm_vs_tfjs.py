@@ -23,11 +23,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 os.environ["OPENBLAS_NUM_THREADS"] = "1"  # before NumPy loads OpenBLAS
 
 import numpy as np  # noqa: E402
+from bench_timing import seconds_per_call  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -58,23 +58,6 @@ def prepare(options: argparse.Namespace) -> None:
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True)
 
 
-def best_seconds(function, budget: float, repeat: int) -> float:  # noqa: ANN001 - any callable
-    """Seconds per call: calls batched to about budget / repeat each (at least one), best batch wins."""
-    function()
-    started, calls = time.perf_counter(), 0
-    while time.perf_counter() - started < budget / repeat:
-        function()
-        calls += 1
-    number, repeats = (calls, repeat) if calls else (1, 3)
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        for _ in range(number):
-            function()
-        best = min(best, (time.perf_counter() - started) / number)
-    return best
-
-
 def native_conv_and_calls(quick: bool) -> list[dict]:
     """Native C conv2d at the MNIST shapes and the per-call cost of a 4x4 GEMM (ctypes) vs NumPy's matmul."""
     from webflow.backends.c import conv as c_conv  # noqa: F401  (declare the signatures)
@@ -103,11 +86,11 @@ def native_conv_and_calls(quick: bool) -> list[dict]:
             if call() != 0:
                 raise RuntimeError(f"{name} returned an error status")
             rows.append({"benchmark": "conv2d", "layer": layer, "kernel": kernel, "unit": "ms",
-                         "native_c": round(best_seconds(call, budget, repeat) * 1e3, 3)})
+                         "native_c": round(seconds_per_call(call, budget, repeat) * 1e3, 3)})
     a, b, out = np.ones((4, 4), np.float32), np.ones((4, 4), np.float32), np.empty((4, 4), np.float32)
     gemm, pa, pb, po = c.function("wf_gemm_f32"), c.address(a), c.address(b), c.address(out)
-    ours = best_seconds(lambda: gemm(0, 0, 4, 4, 4, 1.0, pa, 4, pb, 4, 0.0, po, 4), budget, repeat)
-    theirs = best_seconds(lambda: np.matmul(a, b, out=out), budget, repeat)
+    ours = seconds_per_call(lambda: gemm(0, 0, 4, 4, 4, 1.0, pa, 4, pb, 4, 0.0, po, 4), budget, repeat)
+    theirs = seconds_per_call(lambda: np.matmul(a, b, out=out), budget, repeat)
     rows.append({"benchmark": "per_call", "op": "matmul 4x4", "unit": "us/call", "native_c": round(ours * 1e6, 3),
                  "numpy_openblas": round(theirs * 1e6, 3)})
     return rows

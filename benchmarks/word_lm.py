@@ -135,13 +135,14 @@ def main() -> None:
     results = [r for r in (run_worker(pythons[e], e, argv) for e in wanted) if r]
     tensorflow = next((r for r in results if r["engine"] == "tensorflow"), None)
     sizes = {"vocab": args.vocab, "train_words": args.train_words, "valid_words": args.valid_words}
+    tensorflow_variables = tensorflow["variables"] if tensorflow else None
     for result in results:
+        variables = result.pop("variables")
         if tensorflow:
             result["valid_perplexity_vs_tensorflow"] = round(result["valid_perplexity"]
                                                              / tensorflow["valid_perplexity"], 4)
             result["words_per_s_vs_tensorflow"] = round(result["words_per_s"] / tensorflow["words_per_s"], 3)
-            result["same_variable_names"] = result["variables"] == tensorflow["variables"]
-        result.pop("variables")
+            result["same_variable_names"] = variables == tensorflow_variables
         print(json.dumps({"benchmark": "word_lm_small", **sizes, **result}), flush=True)
 
 

@@ -84,6 +84,16 @@ def _fresh_webflow_state():
     _reset_webflow_state()
 
 
+@pytest.fixture
+def graph_mode():
+    """TF1 graph mode (`disable_v2_behavior`) on a fresh default graph; the reset above restores eager mode after."""
+    import webflow.compat.v1 as tf
+
+    tf.disable_v2_behavior()
+    tf.reset_default_graph()
+    yield
+
+
 def _reset_webflow_state() -> None:
     from webflow.framework import context, random_seed, tensor, tensor_shape
 

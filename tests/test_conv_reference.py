@@ -133,13 +133,6 @@ def test_deep_mnist_sized_layers_match_the_oracle_at_a_few_pixels():
 
 
 # --- errors: TensorFlow's types and wording ----------------------------------------------------------------
-@pytest.fixture
-def graph_mode():
-    tf.disable_v2_behavior()
-    tf.reset_default_graph()
-    yield
-
-
 @pytest.mark.parametrize("x_shape, w_shape, kwargs, error, message", [
     ([2, 7, 9, 3], [3, 3, 2, 4], {}, ValueError,
      r"Depth of input \(3\) is not a multiple of input depth of filter \(2\) for '\{\{node Conv2D\}\} = Conv2D\[\]"

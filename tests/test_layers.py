@@ -13,11 +13,7 @@ import webflow.compat.v1 as tf
 RNG = np.random.RandomState(0)
 
 
-@pytest.fixture(autouse=True)
-def graph_mode():
-    tf.disable_v2_behavior()
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("graph_mode")  # every test in TF1 graph mode (tests/conftest.py)
 
 
 def names(variables):

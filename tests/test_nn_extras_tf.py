@@ -8,13 +8,10 @@ tests/tf_subprocess.py) and under webflow.compat.v1.
 Skipped unless WEBFLOW_TF_PYTHON names a Python with TensorFlow.
 """
 
-import json
-import os
-import subprocess
 
 import numpy as np
 import pytest
-from tf_subprocess import SKIP_REASON, TF_PYTHON, run_tensorflow, run_webflow
+from tf_subprocess import SKIP_REASON, TF_PYTHON, child_result, run_tensorflow, run_webflow
 
 from webflow.backends.numpy import random_distributions
 from webflow.framework import random_seed
@@ -192,11 +189,7 @@ def test_dropout_op_seed_only_float64(tensorflow_results):
 def test_dropout_eager_tf2_seeds():
     import webflow as wf
 
-    process = subprocess.run([TF_PYTHON, "-c", _TF2_DRIVER], input=TF2_DROPOUT, capture_output=True, text=True,
-                             timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""})
-    lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT:")]
-    assert lines, process.stderr[-3000:]
-    expected = json.loads(lines[-1][len("RESULT:"):])
+    expected = child_result(_TF2_DRIVER, TF2_DROPOUT)
     scope = {"tf": wf, "np": np}
     exec(TF2_DROPOUT, scope)
     same([np.asarray(v).tolist() for v in scope["result"]], expected, exact=EXACT)

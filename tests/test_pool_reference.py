@@ -175,13 +175,6 @@ def test_max_pool_never_picks_padding_and_follows_tensorflow_on_minus_infinity()
 
 
 # --- errors ----------------------------------------------------------------------------------------------
-@pytest.fixture
-def graph_mode():
-    tf.disable_v2_behavior()
-    tf.reset_default_graph()
-    yield
-
-
 def test_bad_inputs_raise_clear_errors(graph_mode):
     x = tf.placeholder(tf.float32, [None, 28, 28, 32])
     with pytest.raises(ValueError, match=r"Negative dimension size caused by subtracting 30 from 28 for "

@@ -6,13 +6,10 @@ through a small eager driver here. Values must be equal bit for bit (float log/s
 C library, as in TensorFlow's kernels; without one we allow a few ulps).
 """
 
-import json
-import os
-import subprocess
 
 import numpy as np
 import pytest
-from tf_subprocess import SKIP_REASON, TF_PYTHON, run_tensorflow, run_webflow
+from tf_subprocess import SKIP_REASON, TF_PYTHON, child_result, run_tensorflow, run_webflow
 
 from webflow.backends.numpy import random_distributions
 from webflow.framework import random_seed
@@ -141,11 +138,7 @@ def test_consecutive_runs_differ_and_a_new_session_replays(tensorflow_results):
 
 
 def test_tf2_eager_matches_tensorflow():
-    process = subprocess.run([TF_PYTHON, "-c", _TF2_DRIVER], input=TF2_PROGRAM, capture_output=True, text=True,
-                             timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""})
-    lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT:")]
-    assert lines, process.stderr[-3000:]
-    expected = json.loads(lines[-1][len("RESULT:"):])
+    expected = child_result(_TF2_DRIVER, TF2_PROGRAM)
 
     import webflow as wf
 

@@ -12,10 +12,7 @@ from webflow.runtime import fusion
 RNG = np.random.default_rng(2611)
 
 
-@pytest.fixture(autouse=True)
-def graph_mode():
-    tf.disable_v2_behavior()
-    yield
+pytestmark = pytest.mark.usefixtures("graph_mode")  # every test in TF1 graph mode (tests/conftest.py)
 
 
 def _unrolled(steps: int = 6, dtype: type = np.float32) -> tuple:

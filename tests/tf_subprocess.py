@@ -54,15 +54,21 @@ def plain(value: Any) -> Any:
     return value
 
 
-def run_tensorflow(programs: dict) -> dict:
-    """{id: result} from real TensorFlow."""
-    process = subprocess.run([TF_PYTHON, "-c", _DRIVER], input=json.dumps(programs), capture_output=True,
-                             text=True, timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3",
-                                                          "CUDA_VISIBLE_DEVICES": "", "TF_USE_LEGACY_KERAS": "1"})
+def child_result(driver: str, stdin: str, timeout: float = 600, env: dict | None = None) -> Any:
+    """The JSON value that `python -c driver`, run by TensorFlow's interpreter (WEBFLOW_TF_PYTHON, quiet, CPU only)
+    and fed `stdin`, prints on its last "RESULT:" line; RuntimeError with the end of its stderr when it fails."""
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": "", **(env or {})}
+    process = subprocess.run([TF_PYTHON, "-c", driver], input=stdin, capture_output=True, text=True,
+                             timeout=timeout, env=env)
     lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT:")]
     if process.returncode != 0 or not lines:
         raise RuntimeError(f"TensorFlow run failed:\n{process.stderr[-3000:]}")
     return json.loads(lines[-1][len("RESULT:"):])
+
+
+def run_tensorflow(programs: dict) -> dict:
+    """{id: result} from real TensorFlow."""
+    return child_result(_DRIVER, json.dumps(programs), env={"TF_USE_LEGACY_KERAS": "1"})
 
 
 def run_webflow(source: str) -> Any:

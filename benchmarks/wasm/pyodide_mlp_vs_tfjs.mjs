@@ -24,6 +24,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as tf from "@tensorflow/tfjs";
 import * as tfwasm from "@tensorflow/tfjs-backend-wasm";
+import { makeBestSeconds, maxAbsDiff, randomFloats, tfjsMlpStep } from "./bench_helpers.mjs";
 import { ADAM, loadKernels, mlpStep } from "./webflow_kernels.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -35,36 +36,9 @@ const BUDGET = QUICK ? 0.3 : 1.5;  // seconds of timed calls per figure and side
 const REPEATS = QUICK ? 3 : 7;
 const SIZES = [784, 256, 128, 10], BATCH = 128;
 
-// ------------------------------------------------------------------------------------- timing helpers
-function batchSize(fn) {
-  for (let i = 0; i < 3; i++) fn();  // warm-up: plan caches, JIT tiers, first allocations
-  const started = performance.now();
-  let calls = 0;
-  while (performance.now() - started < (1e3 * BUDGET) / REPEATS) { fn(); calls++; }
-  return Math.max(1, calls);
-}
-const secondsPerCall = (fn, number) => {
-  const started = performance.now();
-  for (let i = 0; i < number; i++) fn();
-  return (performance.now() - started) / 1e3 / number;
-};
-// Best batch of REPEATS per function; the functions' batches alternate so all sides sample the same moments.
-function bestSeconds(...fns) {
-  const numbers = fns.map(batchSize), best = fns.map(() => Infinity);
-  for (let r = 0; r < REPEATS; r++) fns.forEach((fn, i) => { best[i] = Math.min(best[i], secondsPerCall(fn, numbers[i])); });
-  return best;
-}
-// The same deterministic numbers as wasm_vs_tfjs.mjs (a small LCG).
-function randomFloats(count, seed, scale = 1) {
-  const out = new Float32Array(count);
-  let state = seed >>> 0;
-  for (let i = 0; i < count; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    out[i] = (state / 4294967296 - 0.5) * 2 * scale;
-  }
-  return out;
-}
-const maxAbsDiff = (a, b) => a.reduce((worst, value, i) => Math.max(worst, Math.abs(value - b[i])), 0);
+// Best batch of REPEATS per function, after a warm-up of 3 calls (plan caches, JIT tiers, first allocations);
+// the functions' batches alternate so all sides sample the same moments (bench_helpers.mjs).
+const bestSeconds = makeBestSeconds({ budget: BUDGET, repeats: REPEATS, warmups: 3 });
 const results = [];
 const report = (row) => { results.push(row); console.log(JSON.stringify(row)); };
 
@@ -164,25 +138,7 @@ const webflowSide = (epsilon) => {
 };
 
 const tx = tf.tensor2d(xValues, [BATCH, 784]), tlabels = tf.tensor2d(oneHot, [BATCH, 10]);
-const tfjsSide = (adam) => {
-  const variables = initial.map((values, i) => tf.variable(
-    i % 2 ? tf.tensor1d(values) : tf.tensor2d(values, [SIZES[i / 2], SIZES[i / 2 + 1]])));
-  const optimizer = tf.train.adam(adam.lr, adam.beta1, adam.beta2, adam.epsilon);
-  const step = () => {
-    const cost = optimizer.minimize(() => {
-      let hidden = tx;
-      for (let l = 0; l < variables.length / 2; l++) {
-        const z = tf.add(tf.matMul(hidden, variables[2 * l]), variables[2 * l + 1]);
-        hidden = l < variables.length / 2 - 1 ? tf.relu(z) : z;
-      }
-      return tf.losses.softmaxCrossEntropy(tlabels, hidden);  // mean over the batch
-    }, true, variables);
-    const value = cost.dataSync()[0];
-    cost.dispose();
-    return value;
-  };
-  return { step, read: () => variables.map((v) => v.dataSync()) };
-};
+const tfjsSide = (adam) => tfjsMlpStep(tf, SIZES, initial, tx, tlabels, adam);
 // the module webflow chose inside Pyodide (relaxed SIMD when this engine has it)
 const moduleFile = results[0].webflow_wasm_variant === "relaxed-simd" ? "webflow_kernels_relaxed.wasm" : "webflow_kernels.wasm";
 const lib = loadKernels(path.join(repo, "webflow", "wasm", moduleFile));

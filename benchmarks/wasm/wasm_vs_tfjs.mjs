@@ -19,6 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as tf from "@tensorflow/tfjs";
 import * as tfwasm from "@tensorflow/tfjs-backend-wasm";
+import { makeBestSeconds, maxAbsDiff, randomFloats, tfjsMlpStep } from "./bench_helpers.mjs";
 import { conv2dShape, loadKernels, mlpStep, ADAM } from "./webflow_kernels.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -31,42 +32,8 @@ const SIZES = option("--sizes", "64,128,256,512,1024").split(",").map(Number);
 const BUDGET = QUICK ? 0.1 : 0.5;  // seconds of timed calls per figure and side (spread over the repeats)
 const REPEATS = QUICK ? 3 : 7;
 
-// Calls per timed batch: as many as fit in BUDGET / REPEATS (at least one).
-function batchSize(fn) {
-  fn();
-  const started = performance.now();
-  let calls = 0;
-  while (performance.now() - started < (1e3 * BUDGET) / REPEATS) { fn(); calls++; }
-  return Math.max(1, calls);
-}
-const secondsPerCall = (fn, number) => {
-  const started = performance.now();
-  for (let i = 0; i < number; i++) fn();
-  return (performance.now() - started) / 1e3 / number;
-};
-
-// Seconds per call of each function, best batch of REPEATS. The batches of the functions alternate, so on a
-// loaded machine both sides sample the same moments and their ratio is fairer than their absolute values.
-function bestSeconds(...fns) {
-  const numbers = fns.map(batchSize), best = fns.map(() => Infinity);
-  for (let r = 0; r < REPEATS; r++) {
-    fns.forEach((fn, i) => { best[i] = Math.min(best[i], secondsPerCall(fn, numbers[i])); });
-  }
-  return fns.length === 1 ? best[0] : best;
-}
-
-// Deterministic inputs (a small LCG) so both libraries see the same numbers.
-function randomFloats(count, seed, scale = 1) {
-  const out = new Float32Array(count);
-  let state = seed >>> 0;
-  for (let i = 0; i < count; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    out[i] = (state / 4294967296 - 0.5) * 2 * scale;
-  }
-  return out;
-}
-
-const maxAbsDiff = (a, b) => a.reduce((worst, value, i) => Math.max(worst, Math.abs(value - b[i])), 0);
+// Seconds per call, best batch of REPEATS (bench_helpers.mjs); several functions are timed side by side.
+const bestSeconds = makeBestSeconds({ budget: BUDGET, repeats: REPEATS });
 const results = [];
 function report(row) {
   results.push(row);
@@ -198,26 +165,8 @@ for (const [layer, [xShape, fShape]] of Object.entries(LAYERS)) {
   for (let r = 0; r < MLP_BATCH; r++) labelValues[r * 10 + ((r * 7) % 10)] = 1;
 
   const tx = tf.tensor2d(xValues, [MLP_BATCH, 784]), tlabels = tf.tensor2d(labelValues, [MLP_BATCH, 10]);
-  // The same step in tfjs: tf.train.adam's minimize over the variables (tf.variableGrads + Adam updates).
-  const tfjsStep = (adam) => {
-    const variables = initial.map((values, i) => tf.variable(
-      i % 2 ? tf.tensor1d(values) : tf.tensor2d(values, [SIZES_MLP[i / 2], SIZES_MLP[i / 2 + 1]])));
-    const optimizer = tf.train.adam(adam.lr, adam.beta1, adam.beta2, adam.epsilon);
-    const step = () => {
-      const cost = optimizer.minimize(() => {
-        let hidden = tx;
-        for (let l = 0; l < variables.length / 2; l++) {
-          const z = tf.add(tf.matMul(hidden, variables[2 * l]), variables[2 * l + 1]);
-          hidden = l < variables.length / 2 - 1 ? tf.relu(z) : z;
-        }
-        return tf.losses.softmaxCrossEntropy(tlabels, hidden);  // mean over the batch
-      }, true, variables);
-      const value = cost.dataSync()[0];
-      cost.dispose();
-      return value;
-    };
-    return { step, read: () => variables.map((v) => v.dataSync()) };
-  };
+  // The same step in tfjs (bench_helpers.mjs).
+  const tfjsStep = (adam) => tfjsMlpStep(tf, SIZES_MLP, initial, tx, tlabels, adam);
   // Cross-check: three steps each from the same weights give the same losses and weights (epsilon 1e-14,
   // where TF's and tfjs's Adam formulas coincide; see ADAM in webflow_kernels.mjs).
   const checkAdam = { ...ADAM, epsilon: 1e-14 };

@@ -63,6 +63,43 @@ SMALLEST_LABEL = """out => Math.min(...[...out.querySelectorAll(
   '.wf-label, .wf-sublabel, .wf-frame-label, .wf-edge-label')]
   .filter((t) => t.textContent && t.getBoundingClientRect().width > 0)
   .map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))"""
+SCROLL_TOP = """out => {  // the notebook's scrolling element: the nearest scrollable ancestor of the graph
+  let el = out.querySelector('.wf-graph-svg').parentElement;
+  while (el && !(el.scrollHeight > el.clientHeight && /(auto|scroll)/.test(getComputedStyle(el).overflowY))) {
+    el = el.parentElement;
+  }
+  return el ? el.scrollTop : -1;
+}"""
+
+
+def check_error_panel(out, cell: str, screenshot: str) -> None:
+    """The output of FAILING run as `cell` ("Cell In[2]"): one error panel and no IPython traceback beside it,
+    the two operands marked in the failing line, the engine's frames hidden until the toggle shows them."""
+    assert out.locator(".wf-error-panel").count() == 1
+    assert "Traceback" not in out.inner_text() and "registry.py" not in out.inner_text()
+    assert out.locator(".wf-error-body > *").first.inner_text() == f"{cell}, line 3"
+    assert out.locator(".wf-engine-frame:visible").count() == 0
+    assert out.locator('[data-error="true"]').count() == 1
+    code = FAILING.splitlines()[2]
+    columns = out.evaluate(MARK_COLUMNS)
+    expected = [code.index("tf.constant"), code.index("w)")]
+    assert len(columns) == 2 and all(abs(c - e) < 0.25 for c, e in zip(columns, expected)), (columns, expected)
+    out.locator(".wf-error-panel").screenshot(path=screenshot)
+    out.locator(".wf-engine-toggle").click()
+    assert out.locator(".wf-engine-frame:visible").count() >= 3
+
+
+def check_wheel_scrolls_the_notebook(page, graph) -> None:
+    """A mouse wheel over a drawn graph scrolls the notebook around it; the graph's zoom stays as it was."""
+    box = graph.locator(".wf-graph-svg").first.bounding_box()
+    transform = graph.locator(".wf-viewport").first.get_attribute("transform")
+    before = graph.evaluate(SCROLL_TOP)
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + min(60, box["height"] / 2))
+    page.mouse.wheel(0, 400 if before <= 0 else -400)
+    page.wait_for_timeout(400)
+    after = graph.evaluate(SCROLL_TOP)
+    assert before >= 0 and after != before, (before, after)  # the notebook scrolled
+    assert graph.locator(".wf-viewport").first.get_attribute("transform") == transform  # the graph did not zoom
 
 
 def test_one_error_panel_and_a_readable_large_graph(tmp_path: pytest.TempPathFactory) -> None:
@@ -85,20 +122,7 @@ def test_one_error_panel_and_a_readable_large_graph(tmp_path: pytest.TempPathFac
             raise
         out = notebook.output(1)
         out.locator(".wf-error-panel").first.wait_for(timeout=60_000)
-        # one panel, and no IPython traceback printed beside it (only the cell's own print)
-        assert out.locator(".wf-error-panel").count() == 1
-        assert "Traceback" not in out.inner_text() and "registry.py" not in out.inner_text()
-        first = out.locator(".wf-error-body > *").first
-        assert first.inner_text() == "Cell In[2], line 3"
-        assert out.locator(".wf-engine-frame:visible").count() == 0
-        assert out.locator('[data-error="true"]').count() == 1
-        code = FAILING.splitlines()[2]
-        columns = out.evaluate(MARK_COLUMNS)
-        expected = [code.index("tf.constant"), code.index("w)")]
-        assert len(columns) == 2 and all(abs(c - e) < 0.25 for c, e in zip(columns, expected)), (columns, expected)
-        out.locator(".wf-error-panel").screenshot(path=os.path.join(ARTIFACTS, "jupyterlab_error_panel.png"))
-        out.locator(".wf-engine-toggle").click()
-        assert out.locator(".wf-engine-frame:visible").count() >= 3
+        check_error_panel(out, "Cell In[2]", os.path.join(ARTIFACTS, "jupyterlab_error_panel.png"))
 
         notebook.run(2)
         notebook.wait_done(2)
@@ -109,22 +133,7 @@ def test_one_error_panel_and_a_readable_large_graph(tmp_path: pytest.TempPathFac
         assert smallest >= 11, smallest
         graph.scroll_into_view_if_needed()
         notebook.cell(2).screenshot(path=os.path.join(ARTIFACTS, "jupyterlab_deep_mnist_graph.png"))
-        scroll_top = """out => {  // the notebook's scrolling element: the nearest scrollable ancestor of the graph
-          let el = out.querySelector('.wf-graph-svg').parentElement;
-          while (el && !(el.scrollHeight > el.clientHeight && /(auto|scroll)/.test(getComputedStyle(el).overflowY))) {
-            el = el.parentElement;
-          }
-          return el ? el.scrollTop : -1;
-        }"""
-        box = graph.locator(".wf-graph-svg").first.bounding_box()
-        transform = graph.locator(".wf-viewport").first.get_attribute("transform")
-        before = graph.evaluate(scroll_top)
-        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + min(60, box["height"] / 2))
-        page.mouse.wheel(0, 400 if before <= 0 else -400)
-        page.wait_for_timeout(400)
-        after = graph.evaluate(scroll_top)
-        assert before >= 0 and after != before, (before, after)  # the notebook scrolled
-        assert graph.locator(".wf-viewport").first.get_attribute("transform") == transform  # the graph did not zoom
+        check_wheel_scrolls_the_notebook(page, graph)
         assert drawn <= 40, drawn
 
         notebook.run(3)

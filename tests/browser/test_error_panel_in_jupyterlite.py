@@ -16,7 +16,14 @@ import time
 
 from launch import LITE_NOTEBOOK, TESTS, lite_overlay, lite_page, require_lite_site
 from notebook_ui import NotebookUI
-from test_error_panel_in_jupyterlab import DEEP_MNIST, FAILING, MARK_COLUMNS, SMALLEST_LABEL, lstm_program
+from test_error_panel_in_jupyterlab import (
+    DEEP_MNIST,
+    FAILING,
+    SMALLEST_LABEL,
+    check_error_panel,
+    check_wheel_scrolls_the_notebook,
+    lstm_program,
+)
 
 ARTIFACTS = os.path.join(os.environ.get("WEBFLOW_ARTIFACTS") or os.path.join(TESTS, "lab", "artifacts"), "issue31")
 CELLS = ["import webflow.lab\nimport webflow.compat.v1 as tf\ntf.disable_v2_behavior()\n",
@@ -24,13 +31,6 @@ CELLS = ["import webflow.lab\nimport webflow.compat.v1 as tf\ntf.disable_v2_beha
          FAILING,
          DEEP_MNIST,
          lstm_program(5)]   # ~1,400 ops
-SCROLL_TOP = """out => {  // the notebook's scrolling element: the nearest scrollable ancestor of the graph
-  let el = out.querySelector('.wf-graph-svg').parentElement;
-  while (el && !(el.scrollHeight > el.clientHeight && /(auto|scroll)/.test(getComputedStyle(el).overflowY))) {
-    el = el.parentElement;
-  }
-  return el ? el.scrollTop : -1;
-}"""
 
 
 def test_one_error_panel_in_jupyterlite(tmp_path) -> None:
@@ -52,18 +52,7 @@ def test_one_error_panel_in_jupyterlite(tmp_path) -> None:
             page.screenshot(path=os.path.join(ARTIFACTS, "jupyterlite_failure.png"))
             print("\n".join(log.console[-40:] + log.errors[-20:]))
             raise
-        assert out.locator(".wf-error-panel").count() == 1
-        assert "Traceback" not in out.inner_text() and "registry.py" not in out.inner_text()
-        assert out.locator(".wf-error-body > *").first.inner_text() == "Cell In[3], line 3"
-        assert out.locator(".wf-engine-frame:visible").count() == 0
-        assert out.locator('[data-error="true"]').count() == 1
-        code = CELLS[2].splitlines()[2]
-        columns = out.evaluate(MARK_COLUMNS)
-        expected = [code.index("tf.constant"), code.index("w)")]
-        assert len(columns) == 2 and all(abs(c - e) < 0.25 for c, e in zip(columns, expected)), (columns, expected)
-        out.locator(".wf-error-panel").screenshot(path=os.path.join(ARTIFACTS, "jupyterlite_error_panel.png"))
-        out.locator(".wf-engine-toggle").click()
-        assert out.locator(".wf-engine-frame:visible").count() >= 3
+        check_error_panel(out, "Cell In[3]", os.path.join(ARTIFACTS, "jupyterlite_error_panel.png"))
 
         drawn = {}
         for index, name in ((3, "deep_mnist"), (4, "lstm")):
@@ -78,15 +67,7 @@ def test_one_error_panel_in_jupyterlite(tmp_path) -> None:
             notebook.cell(index).screenshot(path=os.path.join(ARTIFACTS, f"jupyterlite_{name}_graph.png"))
         graph = notebook.output(3)
         graph.scroll_into_view_if_needed()
-        box = graph.locator(".wf-graph-svg").first.bounding_box()
-        transform = graph.locator(".wf-viewport").first.get_attribute("transform")
-        before = graph.evaluate(SCROLL_TOP)
-        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + min(60, box["height"] / 2))
-        page.mouse.wheel(0, 400 if before <= 0 else -400)
-        page.wait_for_timeout(400)
-        after = graph.evaluate(SCROLL_TOP)
-        assert before >= 0 and after != before, (before, after)  # the notebook scrolled
-        assert graph.locator(".wf-viewport").first.get_attribute("transform") == transform  # the graph did not zoom
+        check_wheel_scrolls_the_notebook(page, graph)
         assert not log.foreign, f"requests left 127.0.0.1: {log.foreign[:5]}"
         missing = [line for line in log.console if "404" in line]
     (mnist_ops, mnist_boxes, mnist_label), (lstm_ops, lstm_boxes, lstm_label) = drawn["deep_mnist"], drawn["lstm"]

@@ -9,14 +9,10 @@ values: arrays lists, bytes their latin-1 text, dtypes their names.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from typing import Any
 
 import numpy as np
-
-TF_PYTHON = os.environ.get("WEBFLOW_TF_PYTHON")
-SKIP_REASON = "WEBFLOW_TF_PYTHON is not set: no TensorFlow to compare with"
+from tf_subprocess import SKIP_REASON, TF_PYTHON, child_result  # noqa: F401  (the tests import them from here)
 
 _PLAIN = r'''
 def plain(value):
@@ -73,12 +69,7 @@ plain = _NAMESPACE["plain"]
 def run_tensorflow(programs: dict, mode: str, tmp: str) -> dict:
     """{id: result} from real TensorFlow ({"error": name} for a program that raised)."""
     request = json.dumps({"mode": mode, "tmp": tmp, "programs": programs})
-    process = subprocess.run([TF_PYTHON, "-c", _DRIVER], input=request, capture_output=True, text=True, timeout=900,
-                             env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""})
-    lines = [line for line in process.stdout.splitlines() if line.startswith("RESULT:")]
-    if process.returncode != 0 or not lines:
-        raise RuntimeError(f"TensorFlow run failed:\n{process.stderr[-3000:]}")
-    return json.loads(lines[-1][len("RESULT:"):])
+    return child_result(_DRIVER, request, timeout=900)
 
 
 def run_webflow(source: str, mode: str, tmp: str) -> Any:

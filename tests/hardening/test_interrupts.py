@@ -23,14 +23,6 @@ import webflow.compat.v1 as tf
 from webflow.backends.c import parallel
 
 
-@pytest.fixture
-def graph_mode():
-    tf.disable_v2_behavior()
-    tf.reset_default_graph()
-    yield
-    tf.enable_v2_behavior()
-
-
 def _alive() -> set:
     return {thread for thread in threading.enumerate() if thread.is_alive()}
 

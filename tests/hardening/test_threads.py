@@ -19,14 +19,6 @@ THREADS = 4
 
 
 @pytest.fixture
-def graph_mode():
-    tf.disable_v2_behavior()
-    tf.reset_default_graph()
-    yield
-    tf.enable_v2_behavior()
-
-
-@pytest.fixture
 def eager_thread_switches():
     """Switch threads every microsecond: a read-modify-write that is not one step then loses updates in
     almost every run (with the default 5 ms it would lose only a few, and only sometimes)."""

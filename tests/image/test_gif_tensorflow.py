@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
 
 import numpy as np
 import pytest
-from tf_subprocess import SKIP_REASON, TF_PYTHON
+from tf_subprocess import SKIP_REASON, TF_PYTHON, child_result
 
 import webflow as wf
 
@@ -67,12 +65,7 @@ def tensorflow() -> list:
     if TF_PYTHON is None:
         pytest.skip(SKIP_REASON)
     jobs = [[FILES[name].hex(), call] for name, call in CALLS]
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-    done = subprocess.run([TF_PYTHON, "-c", _DRIVER], input=json.dumps(jobs), capture_output=True, text=True,
-                          timeout=600, env=env)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT:")]
-    assert done.returncode == 0 and lines, done.stderr[-3000:]
-    return json.loads(lines[-1][len("RESULT:"):])
+    return child_result(_DRIVER, json.dumps(jobs))
 
 
 @pytest.mark.parametrize("index", range(len(CALLS)), ids=[f"{n}: {c}" for n, c in CALLS])

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
 
 import numpy as np
 import pytest
-from tf_subprocess import SKIP_REASON, TF_PYTHON
+from tf_subprocess import SKIP_REASON, TF_PYTHON, child_result
 
 import webflow as wf
 
@@ -84,12 +82,7 @@ def tensorflow() -> dict:
     jobs = {"decode": [[FILES[name].hex(), channels] for name, channels in DECODINGS],
             "encode": [[image.tobytes().hex(), list(image.shape)] for image in ENCODINGS]}
     jobs["decode"] += [[wf.io.encode_jpeg(image).numpy().hex(), 0] for image in ENCODINGS]
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-    done = subprocess.run([TF_PYTHON, "-c", _DRIVER], input=json.dumps(jobs), capture_output=True, text=True,
-                          timeout=600, env=env)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT:")]
-    assert done.returncode == 0 and lines, done.stderr[-3000:]
-    return json.loads(lines[-1][len("RESULT:"):])
+    return child_result(_DRIVER, json.dumps(jobs))
 
 
 def _pixels(hex_data: str, shape: list) -> np.ndarray:

@@ -9,13 +9,11 @@ checked too, for the record."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
 import numpy as np
 import pytest
 from png_files import cases
-from tf_subprocess import SKIP_REASON, TF_PYTHON
+from tf_subprocess import SKIP_REASON, TF_PYTHON, child_result
 
 import webflow as wf
 
@@ -62,12 +60,7 @@ def tensorflow() -> dict:
             "decode": [[data.hex(), channels, dtype] for _, data, channels, dtype in DECODINGS]}
     jobs["decode"] += [[wf.io.encode_png(image_for(s, d, i)).numpy().hex(), 0, d]
                        for i, (s, d, _) in enumerate(ENCODINGS)]
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-    done = subprocess.run([TF_PYTHON, "-c", _DRIVER], input=json.dumps(jobs), capture_output=True, text=True,
-                          timeout=600, env=env)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT:")]
-    assert done.returncode == 0 and lines, done.stderr[-3000:]
-    return json.loads(lines[-1][len("RESULT:"):])
+    return child_result(_DRIVER, json.dumps(jobs))
 
 
 @pytest.mark.parametrize("index", range(len(ENCODINGS)), ids=[f"{s}-{d}-c{lv}" for s, d, lv in ENCODINGS])

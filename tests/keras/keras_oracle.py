@@ -34,6 +34,28 @@ model = keras.Model(inputs, outputs)
 
 OPTIMIZERS = {"sgd": "keras.optimizers.SGD(0.01, momentum=0.9, nesterov=True)", "adam": "keras.optimizers.Adam(0.002)"}
 
+
+def optimizer_trajectories(specs: list) -> str:
+    """A program: each `keras.optimizers.<spec>` takes 10 steps (minimize and apply_gradients in turn) on the same
+    two variables and loss; result[spec] = the variables after every step and the optimizer's iteration count."""
+    return f"""
+result = {{}}
+for spec in {specs!r}:
+    optimizer = eval("keras.optimizers." + spec)
+    v = tf.Variable(np.array([1.0, -2.0, 3.0], np.float32))
+    w = tf.Variable(np.array([[0.5, 0.25]], np.float32))
+    trace = []
+    for step in range(10):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(v * v * np.array([1.0, 0.5, 0.1], np.float32)) + tf.reduce_sum(w * w * w)
+        if step % 2:
+            optimizer.minimize(loss, [v, w], tape=tape)
+        else:
+            optimizer.apply_gradients(zip(tape.gradient(loss, [v, w]), [v, w]))
+        trace.append(v.numpy().tolist() + w.numpy().ravel().tolist())
+    result[spec] = {{"trace": trace, "iterations": int(optimizer.iterations.numpy())}}
+"""
+
 # Trains `model` (weights set from `initial`) and records what the tests compare.
 TRAIN = """
 keras.backend.clear_session()
@@ -95,3 +117,50 @@ def run_oracle(source: str, timeout: float = 900, repeatable: bool = False) -> o
     if done.returncode != 0 or not lines:
         raise RuntimeError(f"the oracle failed:\n{done.stderr[-4000:]}")
     return json.loads(lines[-1][len("RESULT:"):])
+
+
+TF_KERAS_PROLOGUE = "import numpy as np\nimport tensorflow as tf\nimport tf_keras as keras\n"
+
+
+def run_programs_on_both(programs: dict, oracle_prologue: str = TF_KERAS_PROLOGUE, names: dict | None = None) -> dict:
+    """{"ours": {name: webflow's result}, "theirs": {name: tf_keras's result}}, each `result` as plain JSON (arrays
+    as lists). Here every program runs in its own scope holding `keras` (webflow.keras), `tf` (webflow), `np` and
+    `names`; in the oracle all run in one tf_keras process, one after the other, after `oracle_prologue`."""
+    import webflow
+    from webflow import keras
+
+    ours = {}
+    for name, source in programs.items():
+        scope = {"keras": keras, "tf": webflow, "np": np, **(names or {})}
+        exec(source, scope)
+        ours[name] = json.loads(json.dumps(scope["result"], default=lambda v: np.asarray(v).tolist()))
+    oracle = "import json\n" + oracle_prologue + "_all = {}\n" + "".join(
+        f"exec({source!r})\n_all[{name!r}] = json.loads(json.dumps(result, default=lambda v: np.asarray(v)"
+        ".tolist()))\n" for name, source in programs.items()) + "result = _all\n"
+    return {"ours": ours, "theirs": run_oracle(oracle)}
+
+
+def run_on_both(program: str) -> tuple:
+    """(webflow's, tf_keras's) `result` of one program, as run_programs_on_both gives them."""
+    both = run_programs_on_both({"program": program})
+    return both["ours"]["program"], both["theirs"]["program"]
+
+
+def assert_close(ours: object, theirs: object, path: str = "", rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    """webflow's JSON result `ours` is tf_keras's `theirs`: dicts key by key, texts, flags and lists holding text
+    exactly, ragged lists (of differently shaped arrays, or of dicts) item by item, numbers within rtol / atol."""
+    if isinstance(theirs, dict):
+        assert sorted(ours) == sorted(theirs), path
+        for key in theirs:
+            assert_close(ours[key], theirs[key], f"{path}/{key}", rtol, atol)
+    elif isinstance(theirs, (str, bool)) or theirs is None or (
+            isinstance(theirs, list) and any(isinstance(item, str) for item in theirs)):
+        assert ours == theirs, f"{path}:\n{ours!r}\n!=\n{theirs!r}"
+    elif isinstance(theirs, list) and theirs and (isinstance(theirs[0], dict) or isinstance(theirs[0], list) and
+                                                  len({np.shape(item) for item in theirs}) > 1):
+        assert len(ours) == len(theirs), path
+        for index, (mine, other) in enumerate(zip(ours, theirs)):
+            assert_close(mine, other, f"{path}[{index}]", rtol, atol)
+    else:
+        np.testing.assert_allclose(np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float), rtol=rtol,
+                                   atol=atol, err_msg=path)

@@ -4,12 +4,11 @@ TensorFlow, every random initializer's sample mean / std / range agrees with its
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
 import pytest
-from keras_oracle import SKIP_REASON, TF_PYTHON, run_oracle
+from keras_oracle import SKIP_REASON, TF_PYTHON, run_on_both
 
 import webflow
 from webflow import keras
@@ -46,18 +45,9 @@ result["deserialized"] = keras.initializers.deserialize(result["serialized"]).ge
 """
 
 
-def _plain(value: object) -> object:
-    return json.loads(json.dumps(value, default=lambda v: np.asarray(v).tolist()))
-
-
 @pytest.mark.skipif(TF_PYTHON is None, reason=SKIP_REASON)
 def test_seeded_initializers_match_tf_keras() -> None:
-    scope = {"keras": keras, "tf": webflow, "np": np}
-    exec(PROGRAM, scope)
-    ours = _plain(scope["result"])
-    theirs = run_oracle("import json\nimport numpy as np\nimport tensorflow as tf\nimport tf_keras as keras\n"
-                        + PROGRAM + "result = json.loads(json.dumps(result, default=lambda v: np.asarray(v)"
-                        ".tolist()))\n")
+    ours, theirs = run_on_both(PROGRAM)
     for spec in SPECS:
         assert sorted(ours[spec]["values"]) == sorted(theirs[spec]["values"]), spec
         for shape, expected in theirs[spec]["values"].items():

@@ -6,38 +6,17 @@ precision (relative 1e-5)."""
 
 from __future__ import annotations
 
-import json
-
-import numpy as np
 import pytest
-from keras_oracle import SKIP_REASON, TF_PYTHON, run_oracle
-
-import webflow
-from webflow import keras
+from keras_oracle import SKIP_REASON, TF_PYTHON, assert_close, optimizer_trajectories, run_programs_on_both
 
 pytestmark = pytest.mark.skipif(TF_PYTHON is None, reason=SKIP_REASON)
 
 PROGRAMS = {
-    "optimizers": """
-result = {}
-for spec in ["SGD(0.1)", "SGD(0.1, momentum=0.9)", "SGD(0.1, momentum=0.9, nesterov=True)", "Adam(0.1)",
-             "Adam(0.1, amsgrad=True)", "RMSprop(0.1)", "RMSprop(0.1, rho=0.8, momentum=0.5, centered=True)",
-             "Adagrad(0.1)", "SGD(keras.optimizers.schedules.ExponentialDecay(0.5, 3, 0.5))",
-             "SGD(keras.optimizers.schedules.ExponentialDecay(0.5, 3, 0.5, staircase=True))"]:
-    optimizer = eval("keras.optimizers." + spec)
-    v = tf.Variable(np.array([1.0, -2.0, 3.0], np.float32))
-    w = tf.Variable(np.array([[0.5, 0.25]], np.float32))
-    trace = []
-    for step in range(10):
-        with tf.GradientTape() as tape:
-            loss = tf.reduce_sum(v * v * np.array([1.0, 0.5, 0.1], np.float32)) + tf.reduce_sum(w * w * w)
-        if step % 2:
-            optimizer.minimize(loss, [v, w], tape=tape)
-        else:
-            optimizer.apply_gradients(zip(tape.gradient(loss, [v, w]), [v, w]))
-        trace.append(v.numpy().tolist() + w.numpy().ravel().tolist())
-    result[spec] = {"trace": trace, "iterations": int(optimizer.iterations.numpy())}
-""",
+    "optimizers": optimizer_trajectories([
+        "SGD(0.1)", "SGD(0.1, momentum=0.9)", "SGD(0.1, momentum=0.9, nesterov=True)", "Adam(0.1)",
+        "Adam(0.1, amsgrad=True)", "RMSprop(0.1)", "RMSprop(0.1, rho=0.8, momentum=0.5, centered=True)",
+        "Adagrad(0.1)", "SGD(keras.optimizers.schedules.ExponentialDecay(0.5, 3, 0.5))",
+        "SGD(keras.optimizers.schedules.ExponentialDecay(0.5, 3, 0.5, staircase=True))"]),
     "losses_metrics": """
 probs = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8], [0.3, 0.4, 0.3], [1.0, 0.0, 0.0]], np.float32)
 logits = np.array([[2.0, -1.0, 0.5], [0.1, 0.2, 3.0], [-1.0, 1.0, 0.0], [4.0, -4.0, 0.0]], np.float32)
@@ -136,37 +115,11 @@ result = {"history": history.history, "step": float(step), "evaluate": float(eva
 PROLOGUE = {"webflow": "", "tf": "import numpy as np, tensorflow as tf\nkeras = tf.keras\n"}
 
 
-def _plain(value: object) -> object:
-    return json.loads(json.dumps(value, default=lambda v: np.asarray(v).tolist()))
-
-
 @pytest.fixture(scope="module")
 def results() -> dict:
-    ours = {}
-    for name, source in PROGRAMS.items():
-        scope = {"keras": keras, "tf": webflow, "np": np}
-        exec(source, scope)
-        ours[name] = _plain(scope["result"])
-    oracle = PROLOGUE["tf"] + "_all = {}\n" + "".join(
-        f"exec({source!r})\n_all[{name!r}] = json.loads(json.dumps(result, default=lambda v: np.asarray(v)"
-        ".tolist()))\n" for name, source in PROGRAMS.items()) + "result = _all\n"
-    return {"ours": ours, "theirs": run_oracle("import json\n" + oracle)}
-
-
-def _close(ours: object, theirs: object, path: str = "") -> None:
-    if isinstance(theirs, dict):
-        assert sorted(ours) == sorted(theirs), path
-        for key in theirs:
-            _close(ours[key], theirs[key], f"{path}/{key}")
-    elif isinstance(theirs, str):
-        assert ours == theirs, f"{path}:\n{ours}\n!=\n{theirs}"
-    elif isinstance(theirs, list) and theirs and any(isinstance(item, str) for item in theirs):
-        assert ours == theirs, path
-    else:
-        np.testing.assert_allclose(np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float), rtol=1e-5,
-                                   atol=1e-6, err_msg=path)
+    return run_programs_on_both(PROGRAMS, PROLOGUE["tf"])
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_matches_tf_keras(results: dict, name: str) -> None:
-    _close(results["ours"][name], results["theirs"][name], name)
+    assert_close(results["ours"][name], results["theirs"][name], name)

@@ -11,14 +11,9 @@ Results agree to float32 precision.
 
 from __future__ import annotations
 
-import json
-
-import numpy as np
 import pytest
-from keras_oracle import SKIP_REASON, TF_PYTHON, run_oracle
+from keras_oracle import SKIP_REASON, TF_PYTHON, assert_close, run_programs_on_both
 
-import webflow
-from webflow import keras
 from webflow.keras import saving
 
 pytestmark = pytest.mark.skipif(TF_PYTHON is None, reason=SKIP_REASON)
@@ -234,37 +229,13 @@ ORACLE_PROLOGUE = ("import json\nimport numpy as np, tensorflow as tf\nkeras = t
                    "layer.get_config()\nLAYERS = " + repr(LAYERS) + "\n")
 
 
-def _plain(value: object) -> object:
-    return json.loads(json.dumps(value, default=lambda v: np.asarray(v).tolist()))
-
-
 @pytest.fixture(scope="module")
 def results() -> dict:
-    ours = {}
-    for name, source in SOURCES.items():
-        scope = {"keras": keras, "tf": webflow, "np": np, "LAYERS": LAYERS, "CONFIG": saving.layer_config}
-        exec(source, scope)
-        ours[name] = _plain(scope["result"])
-    oracle = ORACLE_PROLOGUE + "_all = {}\n" + "".join(
-        f"exec({source!r})\n_all[{name!r}] = json.loads(json.dumps(result, default=lambda v: np.asarray(v)"
-        ".tolist()))\n" for name, source in SOURCES.items()) + "result = _all\n"
-    return {"ours": ours, "theirs": run_oracle(oracle)}
+    return run_programs_on_both(SOURCES, ORACLE_PROLOGUE, {"LAYERS": LAYERS, "CONFIG": saving.layer_config})
 
 
 def _close(ours: object, theirs: object, path: str = "") -> None:
-    if isinstance(theirs, dict):
-        assert sorted(ours) == sorted(theirs), path
-        for key in theirs:
-            _close(ours[key], theirs[key], f"{path}/{key}")
-    elif isinstance(theirs, str) or (isinstance(theirs, list) and any(isinstance(item, str) for item in theirs)):
-        assert ours == theirs, f"{path}:\n{ours}\n!=\n{theirs}"
-    elif isinstance(theirs, list) and theirs and isinstance(theirs[0], list) and len(ours) == len(theirs) and \
-            any(np.shape(item) != np.shape(theirs[0]) for item in theirs):   # a list of differently shaped arrays
-        for index, (mine, other) in enumerate(zip(ours, theirs)):
-            _close(mine, other, f"{path}[{index}]")
-    else:
-        np.testing.assert_allclose(np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float), rtol=2e-5,
-                                   atol=2e-6, err_msg=path)
+    assert_close(ours, theirs, path, rtol=2e-5, atol=2e-6)
 
 
 @pytest.mark.parametrize("layer", sorted(LAYERS))

@@ -4,11 +4,9 @@ to zero without loss scaling and recovering with it, against a hand-derived valu
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
-from keras_oracle import SKIP_REASON, TF_PYTHON, run_oracle
+from keras_oracle import SKIP_REASON, TF_PYTHON, run_on_both
 
 import webflow
 from webflow import keras
@@ -55,18 +53,9 @@ result["reset"] = [keras.mixed_precision.global_policy().name, keras.layers.Dens
 """
 
 
-def _plain(value: object) -> object:
-    return json.loads(json.dumps(value, default=lambda v: np.asarray(v).tolist()))
-
-
 @pytest.mark.skipif(TF_PYTHON is None, reason=SKIP_REASON)
 def test_loss_scale_trajectory_matches_tf_keras() -> None:
-    scope = {"keras": keras, "tf": webflow, "np": np}
-    exec(TRAJECTORY, scope)
-    ours = _plain(scope["result"])
-    theirs = run_oracle("import json\nimport numpy as np\nimport tensorflow as tf\nimport tf_keras as keras\n"
-                        + TRAJECTORY + "result = json.loads(json.dumps(result, default=lambda v: np.asarray(v)"
-                        ".tolist()))\n")
+    ours, theirs = run_on_both(TRAJECTORY)
     for key in theirs:
         if key.startswith(("growth", "default", "floor", "overflow", "static")):
             np.testing.assert_allclose(ours[key]["trace"], theirs[key]["trace"], rtol=1e-6, err_msg=key)

@@ -6,11 +6,9 @@ float32 precision (relative 1e-5)."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
-from keras_oracle import SKIP_REASON, TF_PYTHON, run_oracle
+from keras_oracle import SKIP_REASON, TF_PYTHON, assert_close, optimizer_trajectories, run_programs_on_both
 
 import webflow
 from webflow import keras
@@ -42,23 +40,7 @@ SCHEDULES = [
 NAMES = ["SGD", "Adam", "AdamW", "Adadelta", "Adamax", "Nadam", "Ftrl", "RMSprop", "Adagrad"]
 
 PROGRAMS = {
-    "trajectories": f"""
-result = {{}}
-for spec in {SPECS!r}:
-    optimizer = eval("keras.optimizers." + spec)
-    v = tf.Variable(np.array([1.0, -2.0, 3.0], np.float32))
-    w = tf.Variable(np.array([[0.5, 0.25]], np.float32))
-    trace = []
-    for step in range(10):
-        with tf.GradientTape() as tape:
-            loss = tf.reduce_sum(v * v * np.array([1.0, 0.5, 0.1], np.float32)) + tf.reduce_sum(w * w * w)
-        if step % 2:
-            optimizer.minimize(loss, [v, w], tape=tape)
-        else:
-            optimizer.apply_gradients(zip(tape.gradient(loss, [v, w]), [v, w]))
-        trace.append(v.numpy().tolist() + w.numpy().ravel().tolist())
-    result[spec] = {{"trace": trace, "iterations": int(optimizer.iterations.numpy())}}
-""",
+    "trajectories": optimizer_trajectories(SPECS),
     "schedules": f"""
 result = {{}}
 for spec in {SCHEDULES!r}:
@@ -84,41 +66,16 @@ result["deserialized"] = keras.optimizers.get(keras.optimizers.serialize(schedul
 }
 
 
-def _plain(value: object) -> object:
-    return json.loads(json.dumps(value, default=lambda v: np.asarray(v).tolist()))
-
-
 @pytest.fixture(scope="module")
 def results() -> dict:
     if TF_PYTHON is None:
         pytest.skip(SKIP_REASON)
-    ours = {}
-    for name, source in PROGRAMS.items():
-        scope = {"keras": keras, "tf": webflow, "np": np}
-        exec(source, scope)
-        ours[name] = _plain(scope["result"])
-    prologue = "import json\nimport numpy as np\nimport tensorflow as tf\nimport tf_keras as keras\n_all = {}\n"
-    oracle = prologue + "".join(
-        f"exec({source!r})\n_all[{name!r}] = json.loads(json.dumps(result, default=lambda v: np.asarray(v)"
-        ".tolist()))\n" for name, source in PROGRAMS.items()) + "result = _all\n"
-    return {"ours": ours, "theirs": run_oracle(oracle)}
-
-
-def _close(ours: object, theirs: object, path: str = "") -> None:
-    if isinstance(theirs, dict):
-        assert sorted(ours) == sorted(theirs), path
-        for key in theirs:
-            _close(ours[key], theirs[key], f"{path}/{key}")
-    elif isinstance(theirs, (str, bool)) or theirs is None:
-        assert ours == theirs, f"{path}: {ours!r} != {theirs!r}"
-    else:
-        np.testing.assert_allclose(np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float), rtol=1e-5,
-                                   atol=1e-6, err_msg=path)
+    return run_programs_on_both(PROGRAMS)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_matches_tf_keras(results: dict, name: str) -> None:
-    _close(results["ours"][name], results["theirs"][name], name)
+    assert_close(results["ours"][name], results["theirs"][name], name)
 
 
 def test_only_one_clipnorm() -> None:

@@ -14,7 +14,7 @@ import json
 
 import numpy as np
 import pytest
-from keras_oracle import DATA, SKIP_REASON, TF_PYTHON, mnist_slice, run_oracle
+from keras_oracle import DATA, SKIP_REASON, TF_PYTHON, assert_close, mnist_slice, run_oracle
 
 import webflow
 from webflow import keras
@@ -301,23 +301,7 @@ def results() -> dict:
 
 
 def _close(ours: object, theirs: object, path: str = "", rtol: float = 1e-4, atol: float = 1e-5) -> None:
-    if isinstance(theirs, dict):
-        assert sorted(ours) == sorted(theirs), path
-        for key in theirs:
-            _close(ours[key], theirs[key], f"{path}/{key}", rtol, atol)
-    elif isinstance(theirs, str):
-        assert ours == theirs, f"{path}:\n{ours}\n!=\n{theirs}"
-    elif isinstance(theirs, list) and theirs and any(isinstance(item, str) for item in theirs):
-        assert ours == theirs, path
-    elif isinstance(theirs, list) and theirs and (isinstance(theirs[0], dict) or isinstance(theirs[0], list) and
-                                                  len({np.asarray(item).shape for item in theirs}) > 1):
-        # configs, or ragged: outputs / grads of several shapes
-        assert len(ours) == len(theirs), path
-        for i, (mine, other) in enumerate(zip(ours, theirs)):
-            _close(mine, other, f"{path}[{i}]", rtol, atol)
-    else:
-        np.testing.assert_allclose(np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float), rtol=rtol,
-                                   atol=atol, err_msg=path)
+    assert_close(ours, theirs, path, rtol, atol)  # recurrent layers: float32 sums over many steps
 
 
 @pytest.mark.parametrize("spec", SPECS)

@@ -1,6 +1,6 @@
 """gemm_strips.c (wf_gemm_strips_f32) against float64 NumPy products, directly and through the MatMul adapter's
 policy (backends/c/gemm.py, gemm_strips.py): every transpose but both, partial last strips (n not a multiple of
-the strip), k across the 256-row blocks, uneven row tiles, threads."""
+the strip), k up to 600 (k blocks: test_c_gemm_strips_k_blocks.py), uneven row tiles, threads."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def operands(m: int, n: int, k: int, transpose_a: bool, transpose_b: bool) -> tu
 
 
 # m: one row, a tile and one more, uneven tiles; n: below one vector, a partial strip, whole strips, the word LM's
-# 800 and 10000 columns; k: one, across the 256-row blocks (255, 256, 257, 600)
+# 800 and 10000 columns; k: one, 255, 256, 257, 600
 # ... and the last strip one vector wide or less (n = 32 + 16, 200 = 6 * 32 + 8, 16, 40) with B read in place (up to
 # 4 tiles of rows: m <= 56) or copied (m = 57), B transposed in 16 x 16 blocks (k = 300, 520) and a k tail (17, 33)
 SHAPES = [(1, 1, 1), (3, 5, 7), (13, 33, 255), (14, 32, 256), (15, 31, 257), (29, 65, 600), (20, 800, 400),

@@ -5,6 +5,7 @@ its job alone); and a forked child, which has none of its parent's workers, stil
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
 import threading
 
@@ -88,3 +89,39 @@ def test_a_forked_child_runs_without_its_parents_workers():
     child.join(timeout=120)
     assert child.exitcode == 0
     np.testing.assert_array_equal(got, expected)
+
+
+def counts() -> list:
+    """wf_parallel_counts: [jobs posted to workers, taken back unstarted, crowded decisions] so far."""
+    out = np.zeros(3, np.intp)
+    c.function("wf_parallel_counts")(c.address(out))
+    return out.tolist()
+
+
+def test_counts_add_up():
+    before = counts()
+    for _ in range(30):
+        product(2)
+    after = counts()
+    posted, taken_back, crowded = (a - b for a, b in zip(after, before))
+    assert 0 <= posted <= 30  # one worker a call; none in the crowded machine's one-thread mode
+    assert 0 <= taken_back <= posted
+    assert 0 <= crowded <= 30
+
+
+@pytest.mark.skipif(sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2, reason="Linux affinity, 2+ CPUs")
+def test_a_sleeping_worker_is_woken_off_the_callers_cpu_only():
+    """Some kernels pack a woken thread onto an already running CPU: a worker woken from its sleep may run on
+    every CPU but its caller's until it has started a job; then on all of them again. Never narrower."""
+    import time
+
+    allowed = os.sched_getaffinity(0)
+    python_threads = {thread.native_id for thread in threading.enumerate()}
+    for pause in (0.01, 0.0, 0.01):  # 10 ms: the worker has stopped polling and sleeps
+        time.sleep(pause)
+        product(2)
+        for tid in os.listdir("/proc/self/task"):
+            if int(tid) not in python_threads:
+                mask = os.sched_getaffinity(int(tid))
+                assert mask == allowed or (mask < allowed and len(allowed - mask) == 1), mask
+    assert os.sched_getaffinity(0) == allowed  # the caller itself keeps all of them

@@ -1,12 +1,13 @@
-"""softmax_rows.c, the float32 Softmax shared out over threads: against float64 NumPy; the same bits on any
-number of threads; NaN, -inf and +inf rows as NumPy's kernel gives them; and tf.nn.softmax running it from
-ROWS_MIN float32 elements (NumPy below, and for float64)."""
+"""softmax_rows.c, the float32 Softmax and LogSoftmax shared out over threads: against float64 NumPy; the same bits
+on any number of threads; NaN, -inf and +inf rows as NumPy's kernels give them; and tf.nn.softmax /
+tf.nn.log_softmax running them from ROWS_MIN float32 elements (NumPy below, and for float64)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from c_helpers import require_c_library
+from no_numpy_run import run_without_numpy
 
 import webflow as wf
 from webflow.backends import selection
@@ -27,6 +28,19 @@ def rows_softmax(x: np.ndarray, threads: int) -> np.ndarray:
     return out
 
 
+def rows_log_softmax(x: np.ndarray, threads: int) -> np.ndarray:
+    out = np.full_like(x, 99)
+    classes = x.shape[-1]
+    c.function("wf_log_softmax_rows_f32")(c.address(x), c.address(out), x.size // classes, classes, threads)
+    return out
+
+
+def log_oracle(x: np.ndarray) -> np.ndarray:
+    """(x - max) - log(sum exp(x - max)), in float64."""
+    shifted = x.astype(np.float64) - x.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
 def oracle(x: np.ndarray) -> np.ndarray:
     """exp(x - max) / sum, in float64 (NaN rows where NumPy's float32 kernel gives NaN)."""
     wide = x.astype(np.float64)
@@ -42,6 +56,28 @@ def test_matches_float64_and_gives_one_threads_bits(shape):
     np.testing.assert_allclose(one, oracle(x), rtol=3e-6, atol=1e-8)
     for threads in (2, 3):
         np.testing.assert_array_equal(rows_softmax(x, threads), one)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_log_softmax_matches_float64_and_gives_one_threads_bits(shape):
+    x = (RNG.standard_normal(shape) * 8).astype(np.float32)
+    one = rows_log_softmax(x, 1)
+    np.testing.assert_allclose(one, log_oracle(x), rtol=1e-6, atol=1e-6)
+    for threads in (2, 3):
+        np.testing.assert_array_equal(rows_log_softmax(x, threads), one)
+
+
+def test_log_softmax_rows_with_nan_and_infinities_are_numpys():
+    x = (RNG.standard_normal((5, 40)) * 8).astype(np.float32)
+    x[0, 3] = np.nan       # a NaN row
+    x[1, :] = -np.inf      # every entry -inf: NaN (-inf - -inf)
+    x[2, 4] = np.inf       # +inf: NaN
+    x[3, 0] = -1000.0      # far below the maximum: about -1000 - log(sum), finite
+    with np.errstate(invalid="ignore"):
+        got, expected = rows_log_softmax(x, 2), nn_ops.log_softmax_kernel(x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    finite = ~np.isnan(expected)
+    np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-6, atol=1e-6)
 
 
 def test_rows_with_nan_and_infinities_are_numpys():
@@ -69,15 +105,20 @@ def test_tf_softmax_runs_the_rows_kernel_from_rows_min():
         np.testing.assert_array_equal(wf.nn.softmax(wf.constant(small)).numpy(), nn_ops.softmax_kernel(small))
 
 
+def test_tf_log_softmax_runs_the_rows_kernel_from_rows_min():
+    x = (RNG.standard_normal((c_softmax.ROWS_MIN // 128, 128)) * 4).astype(np.float32)
+    got = wf.nn.log_softmax(wf.constant(x)).numpy()
+    np.testing.assert_array_equal(got, rows_log_softmax(x, 1))    # the C kernel's bits, whatever the threads
+    np.testing.assert_allclose(wf.nn.log_softmax(wf.constant(x.astype(np.float64))).numpy(), log_oracle(x),
+                               rtol=1e-12, atol=1e-12)
+    if selection.automatic():  # below ROWS_MIN NumPy's kernel runs
+        small = x[:4]
+        np.testing.assert_array_equal(wf.nn.log_softmax(wf.constant(small)).numpy(), nn_ops.log_softmax_kernel(small))
+
+
 def test_without_numpy_the_rows_kernel_runs_on_c_arrays():
     """Pyodide has no NumPy: a large float32 softmax then runs softmax_rows.c on webflow's own arrays."""
-    import json
-    import os
-    import subprocess
-    import sys
-
-    program = """import sys, json, math
-sys.modules['numpy'] = None
+    program = """import json, math
 import webflow as wf
 from webflow.backends.c import softmax as c_softmax
 classes = 256
@@ -91,9 +132,5 @@ for row, out in zip(values, got):
     worst = max(worst, max(abs(o - math.exp(v - top) / total) / (math.exp(v - top) / total) for v, o in zip(row, out)))
 print(json.dumps({"worst": worst, "rows": len(got)}))
 """
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    done = subprocess.run([sys.executable, "-c", program], env=dict(os.environ, PYTHONPATH=root), cwd=root,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = run_without_numpy(program)
     assert result["rows"] == c_softmax.ROWS_MIN // 256 and result["worst"] < 3e-6

@@ -320,13 +320,6 @@ def test_second_derivatives_through_the_grad_ops():
         np.testing.assert_allclose(outer.gradient(dy, x).numpy(), value, atol=1e-10, err_msg=name)
 
 
-@pytest.fixture
-def graph_mode():
-    tf.disable_v2_behavior()
-    tf.reset_default_graph()
-    yield
-
-
 def test_gradients_use_tensorflows_grad_ops(graph_mode):
     x = tf.placeholder(tf.float32, [None, 4], name="x")
     types = {}

@@ -143,13 +143,6 @@ def test_op(case):
 
 
 # --- stories: names, static shapes and errors as TensorFlow gives them (TF 2.x via compat.v1) ----------
-@pytest.fixture
-def graph_mode():
-    tf.disable_v2_behavior()
-    tf.reset_default_graph()
-    yield
-
-
 def test_node_names_and_static_shapes_match_tensorflow(graph_mode):
     x = tf.placeholder(tf.float32, [None, 10], name="x")
     labels = tf.placeholder(tf.float32, [None, 10], name="l")

@@ -6,11 +6,32 @@ the one that checks the kernels' stride handling; the eager run starts from cont
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import catalog
 import numpy as np
+import pytest
 
 import webflow as wf
 import webflow.compat.v1 as v1
+from webflow.backends import selection
+from webflow.backends.c import library as c_library
+
+# the backends the in-process tests run on: NumPy always, the native C kernels where they are built
+BACKENDS = ["numpy", pytest.param("native", marks=pytest.mark.skipif(
+    not c_library.available(), reason=f"C kernels unavailable: {c_library.unavailable_reason()}"))]
+
+
+@contextlib.contextmanager
+def on_backend(name: str) -> Iterator[None]:
+    """Every op in the block runs on backend `name` ("numpy", "native"); the one before is restored after."""
+    before = selection.get_backend()
+    selection.set_backend(name)
+    try:
+        yield
+    finally:
+        selection.set_backend(before)
 
 
 def _listed(result: object) -> list:

@@ -10,6 +10,7 @@ the NumPy kernels and on the native C kernels.
 from __future__ import annotations
 
 import catalog
+import engine
 import numpy as np
 import oracles
 import pytest
@@ -19,8 +20,6 @@ from hypothesis import strategies as st
 from property_settings import examples
 
 import webflow as wf
-from webflow.backends import selection
-from webflow.backends.c import library as c_library
 
 SMOOTH_UNARY = {"neg", "abs", "square", "sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p", "tanh", "sigmoid",
                 "relu", "relu6", "elu", "selu", "softplus", "softsign", "sin", "cos"}
@@ -30,8 +29,6 @@ REDUCTIONS = {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_p
 GATHERS = {"gather", "gather_nd", "scatter_nd"}
 COUNTS = {"unary": 30, "binary": 30, "reduction": 25, "matmul": 15, "conv": 10, "pool": 12, "gather": 15,
           "softmax": 20}
-BACKENDS = ["numpy", pytest.param("native", marks=pytest.mark.skipif(
-    not c_library.available(), reason=f"C kernels unavailable: {c_library.unavailable_reason()}"))]
 
 
 def differentiable(case) -> bool:
@@ -103,9 +100,7 @@ def _property(family: str):
         assume(differentiable(case) and case.inputs[0].dtype.kind == "f")
         case = refill(case, seed)
         assume(all(x.size <= 64 for x in case.inputs))
-        before = selection.get_backend()
-        selection.set_backend(backend)
-        try:
+        with engine.on_backend(backend):
             shape = oracles.expected(case.op, case.inputs, case.attrs)[0].shape
             weights = np.random.default_rng(seed + 1).uniform(0.5, 1.5, shape)
             indices = wrt(case)
@@ -114,11 +109,9 @@ def _property(family: str):
                 got = np.zeros_like(want) if got is None else np.asarray(wf.convert_to_tensor(got).numpy())
                 np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6,
                                            err_msg=f"{backend} d{case.op}/d(input {i}) of {case!r}")
-        finally:
-            selection.set_backend(before)
 
     check.__name__ = f"test_{family}_gradients_match_numerical"
-    return pytest.mark.parametrize("backend", BACKENDS)(check)
+    return pytest.mark.parametrize("backend", engine.BACKENDS)(check)
 
 
 test_unary_gradients_match_numerical = _property("unary")

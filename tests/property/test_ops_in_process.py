@@ -15,22 +15,15 @@ import strategies
 from hypothesis import given
 from property_settings import examples
 
-from webflow.backends import selection
-from webflow.backends.c import library as c_library
-
 # examples per family and backend in the normal suite (each is a graph build + run, ~5-20 ms)
 COUNTS = {"unary": 120, "binary": 120, "reduction": 100, "matmul": 60, "conv": 40, "pool": 50, "gather": 60,
           "cast": 80, "softmax": 80}
-BACKENDS = ["numpy", pytest.param("native", marks=pytest.mark.skipif(
-    not c_library.available(), reason=f"C kernels unavailable: {c_library.unavailable_reason()}"))]
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=engine.BACKENDS)
 def backend(request):
-    before = selection.get_backend()
-    selection.set_backend(request.param)
-    yield request.param
-    selection.set_backend(before)
+    with engine.on_backend(request.param):
+        yield request.param
 
 
 def _property(family: str):

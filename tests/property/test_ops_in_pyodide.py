@@ -100,15 +100,12 @@ def test_special_cases_in_pyodide_match_the_native_kernels(results: dict) -> Non
     TensorFlow (wasm traps on an out-of-range float -> int conversion unless the C code avoids it)."""
     import engine
 
-    from webflow.backends import selection
     from webflow.backends.c import library as c_library
 
     if not c_library.available():
         pytest.skip(f"C kernels unavailable: {c_library.unavailable_reason()}")
-    before = selection.get_backend()
-    selection.set_backend("native")
-    try:
-        failures = []
+    failures = []
+    with engine.on_backend("native"):
         for case, answer in results["beyond_numpy"]:
             try:
                 if "error" in answer:
@@ -118,6 +115,4 @@ def test_special_cases_in_pyodide_match_the_native_kernels(results: dict) -> Non
                     checks.assert_matches(case.op, got, expected, f"pyodide vs native {case.op}")
             except AssertionError as error:
                 failures.append(f"{case!r}\n  {str(error)[:600]}")
-    finally:
-        selection.set_backend(before)
     assert not failures, "\n".join(failures)

@@ -21,9 +21,6 @@ from child import run_child
 from special_cases import beyond_numpy
 from strategies import Case
 
-from webflow.backends import selection
-from webflow.backends.c import library as c_library
-
 TF_PYTHON = os.environ.get("WEBFLOW_TF_PYTHON")
 COUNTS = {"unary": 30, "binary": 30, "reduction": 25, "matmul": 12, "conv": 10, "pool": 12, "gather": 12,
           "cast": 15, "softmax": 20}
@@ -59,12 +56,8 @@ def flushed(values: np.ndarray) -> np.ndarray:
 
 
 def _webflow(case: Case, backend: str) -> list:
-    before = selection.get_backend()
-    selection.set_backend(backend)
-    try:
+    with engine.on_backend(backend):
         return engine.run_eager(case)
-    finally:
-        selection.set_backend(before)
 
 
 @pytest.fixture(scope="module")
@@ -77,11 +70,7 @@ def tensorflow() -> list:
     return list(zip(cases, run_child(cases, ["tensorflow"], python=TF_PYTHON)))
 
 
-BACKENDS = ["numpy", pytest.param("native", marks=pytest.mark.skipif(
-    not c_library.available(), reason=f"C kernels unavailable: {c_library.unavailable_reason()}"))]
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", engine.BACKENDS)
 def test_webflow_gives_tensorflows_answers(tensorflow: list, backend: str) -> None:
     failures = []
     for case, answer in tensorflow:

@@ -59,3 +59,15 @@ def run_programs(programs: dict, tensorflow: bool) -> dict:
     if process.returncode != 0 or not lines:
         raise RuntimeError(f"{module} run failed:\n{process.stderr[-3000:]}")
     return json.loads(lines[-1][len("RESULT:"):])
+
+
+def run_on_both(programs: dict) -> tuple:
+    """(TensorFlow's, webflow's) {id: result} of {id: (source, directory)}."""
+    return run_programs(programs, tensorflow=True), run_programs(programs, tensorflow=False)
+
+
+def assert_as_tensorflow(results: tuple, key: str) -> None:
+    """webflow's result of program `key` is TensorFlow's, which must not be a failure (that would prove nothing)."""
+    tensorflow, webflow = results[0][key], results[1][key]
+    assert not (isinstance(tensorflow, str) and tensorflow.startswith("FAILED")), tensorflow
+    assert webflow == tensorflow

@@ -11,7 +11,7 @@ counts (records read, epochs) are compared: TensorFlow's own order varies from r
 from __future__ import annotations
 
 import pytest
-from queue_oracle import SKIP_REASON, TF_PYTHON, run_programs
+from queue_oracle import SKIP_REASON, TF_PYTHON, assert_as_tensorflow, run_on_both
 
 pytestmark = pytest.mark.skipif(TF_PYTHON is None, reason=SKIP_REASON)
 
@@ -157,14 +157,12 @@ result = {"ops": sorted([op.type, op.name] for op in graph.get_operations() if o
 def results(tmp_path_factory) -> tuple:
     directory = str(tmp_path_factory.mktemp("pipelines"))
     programs = {key: (RUN + source, directory) for key, source in PROGRAMS.items()}
-    return run_programs(programs, tensorflow=True), run_programs(programs, tensorflow=False)
+    return run_on_both(programs)
 
 
 @pytest.mark.parametrize("key", sorted(PROGRAMS))
 def test_pipeline_matches_tensorflow(key: str, results: tuple) -> None:
-    tensorflow, webflow = results[0][key], results[1][key]
-    assert not (isinstance(tensorflow, str) and tensorflow.startswith("FAILED")), tensorflow
-    assert webflow == tensorflow
+    assert_as_tensorflow(results, key)
 
 
 def test_book_pipeline_reads_every_record_twice(results: tuple) -> None:

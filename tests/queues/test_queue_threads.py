@@ -14,14 +14,6 @@ import pytest
 import webflow.compat.v1 as tf
 
 
-@pytest.fixture
-def graph_mode():
-    tf.disable_v2_behavior()
-    tf.reset_default_graph()
-    yield
-    tf.enable_v2_behavior()
-
-
 def _live_threads() -> set:
     return {t for t in threading.enumerate() if t.is_alive()}
 

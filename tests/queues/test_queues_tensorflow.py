@@ -8,7 +8,7 @@ TF-exact too when seeded (one Philox uint32 per dequeued element, element `draw 
 from __future__ import annotations
 
 import pytest
-from queue_oracle import SKIP_REASON, TF_PYTHON, run_programs
+from queue_oracle import SKIP_REASON, TF_PYTHON, assert_as_tensorflow, run_on_both
 
 pytestmark = pytest.mark.skipif(TF_PYTHON is None, reason=SKIP_REASON)
 
@@ -175,11 +175,9 @@ result = [float(v) if not isinstance(v, (str, bool)) else re.sub("'_[0-9]+_", "'
 def results(tmp_path_factory) -> tuple:
     directory = str(tmp_path_factory.mktemp("queues"))
     programs = {key: (PRELUDE + source, directory) for key, source in PROGRAMS.items()}
-    return run_programs(programs, tensorflow=True), run_programs(programs, tensorflow=False)
+    return run_on_both(programs)
 
 
 @pytest.mark.parametrize("key", sorted(PROGRAMS))
 def test_queue_program_matches_tensorflow(key: str, results: tuple) -> None:
-    tensorflow, webflow = results[0][key], results[1][key]
-    assert not (isinstance(tensorflow, str) and tensorflow.startswith("FAILED")), tensorflow
-    assert webflow == tensorflow
+    assert_as_tensorflow(results, key)

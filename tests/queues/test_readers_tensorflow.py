@@ -8,7 +8,7 @@ its wording is io/tfrecord.py's, so only the type and node are compared)."""
 from __future__ import annotations
 
 import pytest
-from queue_oracle import SKIP_REASON, TF_PYTHON, run_programs
+from queue_oracle import SKIP_REASON, TF_PYTHON, assert_as_tensorflow, run_on_both
 
 pytestmark = pytest.mark.skipif(TF_PYTHON is None, reason=SKIP_REASON)
 
@@ -86,11 +86,9 @@ def results(tmp_path_factory) -> tuple:
     directory = str(tmp_path_factory.mktemp("readers"))
     programs = {key: (FILES + f"result = drain({call})\n", directory) for key, call in READERS.items()}
     programs["bad_input"] = (FILES + BAD_INPUT, directory)
-    return run_programs(programs, tensorflow=True), run_programs(programs, tensorflow=False)
+    return run_on_both(programs)
 
 
 @pytest.mark.parametrize("key", sorted(READERS) + ["bad_input"])
 def test_reader_matches_tensorflow(key: str, results: tuple) -> None:
-    tensorflow, webflow = results[0][key], results[1][key]
-    assert not (isinstance(tensorflow, str) and tensorflow.startswith("FAILED")), tensorflow
-    assert webflow == tensorflow
+    assert_as_tensorflow(results, key)

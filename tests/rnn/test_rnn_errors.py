@@ -6,13 +6,7 @@ import pytest
 
 import webflow.compat.v1 as tf
 
-
-@pytest.fixture(autouse=True)
-def graph_mode():
-    tf.disable_v2_behavior()
-    tf.reset_default_graph()
-    yield
-    tf.enable_v2_behavior()
+pytestmark = pytest.mark.usefixtures("graph_mode")  # every test in TF1 graph mode (tests/conftest.py)
 
 
 def test_a_cell_given_rank_3_inputs_names_itself_and_both_ranks():

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from tf_subprocess import SKIP_REASON, TF_PYTHON  # noqa: E402
+from tf_subprocess import SKIP_REASON, TF_PYTHON, child_result  # noqa: E402
 
 import webflow as wf  # noqa: E402
 import webflow.compat.v1 as tf  # noqa: E402
@@ -193,11 +192,7 @@ def exchange(tmp_path_factory):
     result = {"root": str(root), "wf_outputs": webflow_exports(str(root / "wf"), str(vocab))}
     job = {"model_source": MODEL_SOURCE, "wf": str(root / "wf"), "tf": str(root / "tf"),
            "empty": str(root / "empty"), "vocab": str(vocab)}
-    done = subprocess.run([TF_PYTHON, "-c", _TF_SCRIPT], input=json.dumps(job), capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""})
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT:")]
-    assert done.returncode == 0 and lines, done.stderr[-3000:]
-    result["tf"] = json.loads(lines[-1][len("RESULT:"):])
+    result["tf"] = child_result(_TF_SCRIPT, json.dumps(job))
     return result
 
 

@@ -4,15 +4,12 @@ reads TensorFlow's libpng files too), and an event-file reader that checks the T
 
 from __future__ import annotations
 
-import json
-import os
 import struct
-import subprocess
 import zlib
 from typing import Any
 
 import numpy as np
-from tf_subprocess import SKIP_REASON, TF_PYTHON
+from tf_subprocess import SKIP_REASON, TF_PYTHON, child_result
 
 from webflow.io.crc32c import masked_crc32c
 
@@ -29,13 +26,7 @@ print("RESULT:" + json.dumps(scope["result"]))
 
 def run_oracle(source: str, timeout: float = 600) -> Any:
     """The JSON value `source` (Python run under WEBFLOW_TF_PYTHON) leaves in `result`."""
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-    done = subprocess.run([TF_PYTHON, "-c", _DRIVER], input=source, capture_output=True, text=True,
-                          timeout=timeout, env=env)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT:")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"the oracle failed:\n{done.stderr[-4000:]}")
-    return json.loads(lines[-1][len("RESULT:"):])
+    return child_result(_DRIVER, source, timeout=timeout)
 
 
 def _paeth(a: int, b: int, c: int) -> int:

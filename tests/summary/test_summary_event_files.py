@@ -33,13 +33,6 @@ def only_file(logdir: Path) -> Path:
     return files[0]
 
 
-@pytest.fixture
-def graph_mode():
-    tf.disable_v2_behavior()
-    tf.reset_default_graph()
-    yield
-
-
 @pytest.fixture(autouse=True)
 def _no_default_writer():
     yield

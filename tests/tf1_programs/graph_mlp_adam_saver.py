@@ -4,10 +4,8 @@ and the restored values.
 
 Known differences, left out of the comparison and listed in the docstrings they come from: a `training`
 placeholder makes dropout a tf.cond, which webflow builds as a functional If where TensorFlow's TF1 graph has
-Switch/Merge (so dropout gets the Python bool True here); webflow's Saver saves from Python and adds no save/
-nodes (the listing is taken before the Saver); the Softmax and softmax cross-entropy gradients (ops/nn_ops.py) name
-their nodes differently (Mul/Sub against TensorFlow's mul/sub, Reshape against ExpandDims), so the loss here is a
-mean squared error."""
+Switch/Merge (so dropout gets the Python bool True here). The listing includes the Saver's save/ nodes; the
+softmax cross-entropy gradients are compared node for node in softmax_xent_gradient_graphs.py."""
 
 import os
 import tempfile
@@ -30,8 +28,8 @@ def program(tf):
         global_step = tf.train.get_or_create_global_step()
         train = tf.train.AdamOptimizer(0.01).minimize(loss, global_step=global_step)
         init = tf.global_variables_initializer()
-        out["nodes"] = graph_nodes(graph)
         saver = tf.train.Saver(max_to_keep=2)
+        out["nodes"] = graph_nodes(graph)
         out["variables"] = [v.name for v in tf.global_variables()]
         rng = np.random.RandomState(0)
         xs = rng.normal(size=(10, 6)).astype(np.float32)

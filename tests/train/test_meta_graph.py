@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from tf_subprocess import SKIP_REASON, TF_PYTHON  # noqa: E402
+from tf_subprocess import SKIP_REASON, TF_PYTHON, child_result  # noqa: E402
 
 import webflow.compat.v1 as tf  # noqa: E402
 
@@ -148,11 +147,7 @@ def exchange(tmp_path_factory):
             result["wf_logits_after"] = logits_of(sess)
             result["wf_collections"] = collections(tf)
     job = {"cnn_source": CNN_SOURCE, "wf_prefix": result["wf_prefix"], "tf_dir": result["tf_dir"]}
-    done = subprocess.run([TF_PYTHON, "-c", _TF_SCRIPT], input=json.dumps(job), capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""})
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT:")]
-    assert done.returncode == 0 and lines, done.stderr[-3000:]
-    result["tf"] = json.loads(lines[-1][len("RESULT:"):])
+    result["tf"] = child_result(_TF_SCRIPT, json.dumps(job))
     return result
 
 

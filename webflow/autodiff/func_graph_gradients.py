@@ -60,6 +60,7 @@ def gradient_graph(forward: FuncGraph, wanted: tuple) -> FuncGraph:
     if cached is not None:
         return cached
     graph = FuncGraph(forward.name + "_grad")
+    graph.random_state_owner = getattr(forward, "random_state_owner", None) or forward   # replays its draws
     with graph.as_default():
         copies = _copy_inputs(forward, graph)
         inputs = set(copies)

@@ -83,23 +83,80 @@ def flush_denormals(value: Any) -> Any:
 
 
 def break_ties(op_type: str, inputs: list, result: Any) -> Any:
-    """`result` of Maximum / Minimum / Relu / Relu6 where an input is a denormal: the operand TensorFlow returns
-    when the comparison, with denormals read as 0, ties (NumPy path; the CArray path keeps `result`)."""
-    if op_type not in TIES or not HAVE_NUMPY or any(isinstance(v, c_array.CArray) for v in inputs[:2]):
+    """`result` of Maximum / Minimum / Relu / Relu6 where an input is a denormal or a signed zero: the operand
+    TensorFlow returns when the comparison, with denormals read as 0, ties (the first operand, with its own bits:
+    relu(-0) = -0, maximum(0, -0) = 0)."""
+    if op_type not in TIES:
         return result
+    if isinstance(result, c_array.CArray) or not HAVE_NUMPY or any(isinstance(v, c_array.CArray) for v in inputs[:2]):
+        return _break_ties_portable(op_type, inputs, result)
     from webflow.backends.arrays.numpy_arrays import np
     first = np.asarray(inputs[0], np.float32)
-    tiny_first = (np.abs(first) < np.float32(TINY)) & (first != 0)
+    tiny_first = np.abs(first) < np.float32(TINY)   # a denormal or a signed zero: compares as 0
     if op_type in ("Relu", "Relu6"):
         return np.where(tiny_first, first, result).astype(np.float32) if tiny_first.any() else result
     second = np.asarray(inputs[1], np.float32)
-    tiny_second = (np.abs(second) < np.float32(TINY)) & (second != 0)
+    tiny_second = np.abs(second) < np.float32(TINY)
     if not (tiny_first.any() or tiny_second.any()):
         return result
     a, b = np.where(tiny_first, np.float32(0), first), np.where(tiny_second, np.float32(0), second)
     wins = b > a if op_type == "Maximum" else b < a
     chosen = np.where(wins, second, first)
     return np.where(tiny_first | tiny_second, chosen, result).astype(np.float32)
+
+
+def _is_tiny(value: float) -> bool:
+    """A denormal or a signed zero: what compares as 0 under DAZ."""
+    return abs(value) < TINY
+
+
+def _floats(value: Any) -> tuple:
+    """(flat float32 values, shape) of a CArray or a Python number."""
+    if isinstance(value, c_array.CArray):
+        return list(array.array("f", value.data.tobytes()[:4 * value.size])), tuple(value.shape)
+    return [float(value)], ()
+
+
+def _broadcast(values: list, shape: tuple, target: tuple) -> list:
+    """`values` of `shape` repeated along the broadcast axes to `target` (bits untouched: no arithmetic)."""
+    if shape == target:
+        return values
+    shape = (1,) * (len(target) - len(shape)) + shape
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.insert(0, step if size > 1 else 0)
+        step *= size
+    out = []
+    for flat in range(math.prod(target)):
+        index, rest = 0, flat
+        for size, stride in zip(reversed(target), reversed(strides)):
+            index += (rest % size) * stride
+            rest //= size
+        out.append(values[index])
+    return out
+
+
+def _break_ties_portable(op_type: str, inputs: list, result: Any) -> Any:
+    """break_ties on flat lists (no NumPy, as in Pyodide): the same choice, element by element."""
+    first, first_shape = _floats(inputs[0])
+    pair = op_type in ("Maximum", "Minimum")
+    second, second_shape = _floats(inputs[1]) if pair else ([], ())
+    if not any(_is_tiny(v) for v in first) and not any(_is_tiny(v) for v in second):
+        return result
+    values, shape = _floats(result)
+    first = _broadcast(first, first_shape, shape)
+    if not pair:   # relu(d) = max(d, 0) ties: d itself
+        chosen = [x if _is_tiny(x) else y for x, y in zip(first, values)]
+    else:
+        second = _broadcast(second, second_shape, shape)
+        chosen = []
+        for x, y, out in zip(first, second, values):
+            if not (_is_tiny(x) or _is_tiny(y)):
+                chosen.append(out)
+                continue
+            a, b = (0.0 if _is_tiny(x) else x), (0.0 if _is_tiny(y) else y)
+            chosen.append(y if (b > a if op_type == "Maximum" else b < a) else x)
+    return c_array.CArray(array.array("f", chosen), shape, dtypes.float32)
 
 
 def keeps_nan_signs(op_type: str, attrs: dict) -> bool:

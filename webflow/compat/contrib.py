@@ -60,3 +60,13 @@ for _name in _rnn_block_cells.__all__:
 from webflow.nn.sequence_loss import sequence_loss as _sequence_loss  # noqa: E402
 
 seq2seq = SimpleNamespace(sequence_loss=_sequence_loss)
+
+# --- feature_column (feature_column/sequence_layer.py, sequence_api.py): TF 1.15's contrib sequence columns ---
+from webflow.feature_column import sequence_api as _sequence_api  # noqa: E402
+from webflow.feature_column.sequence_layer import sequence_input_layer as _sequence_input_layer  # noqa: E402
+
+feature_column = SimpleNamespace(sequence_input_layer=_sequence_input_layer, **{
+    name: getattr(_sequence_api, name) for name in (
+    "sequence_categorical_column_with_identity", "sequence_categorical_column_with_vocabulary_list",
+    "sequence_categorical_column_with_vocabulary_file", "sequence_categorical_column_with_hash_bucket",
+    "sequence_numeric_column")})

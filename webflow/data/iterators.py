@@ -9,6 +9,7 @@ from webflow.data import building, sparse_elements, structure
 from webflow.framework import context
 from webflow.framework.errors import OutOfRangeError
 from webflow.framework.tensor import Tensor
+from webflow.ops import iterator_ops
 from webflow.ops.functional_ops import output_list
 from webflow.ops.registry import apply_op
 
@@ -164,8 +165,9 @@ class Iterator:
         """make_one_shot_iterator: started on the dataset the first time it runs; needs no initializer."""
         _check_graph_mode("make_one_shot_iterator")
         _refuse_placeholders(dataset._variant_tensor)
-        handle = apply_op("OneShotIterator", [dataset._variant_tensor],
-                          dict(_element_attrs(dataset.element_spec), container="", shared_name=""))
+        factory = iterator_ops.dataset_factory(dataset._variant_tensor)
+        handle = apply_op("OneShotIterator", [], dict(_element_attrs(dataset.element_spec), dataset_factory=factory,
+                                                      container="", shared_name=""))
         return Iterator(handle, None, dataset.element_spec)
 
     @staticmethod

@@ -63,12 +63,13 @@ def dnn_logits(features: dict, feature_columns: Any, hidden_units: Any, units: i
                dropout: float | None, mode: str, batch_norm: bool = False, updates: list | None = None) -> Any:
     """The logits [batch, units] of the DNN, built in variable scope 'dnn'; with `batch_norm`, the moving
     averages' update ops go to `updates`."""
-    from webflow.feature_column.api import input_layer
+    from webflow.feature_column.api import dense_output
     from webflow.nn.dropout_ops import dropout_v2
     from webflow.ops.variable_scope import variable_scope
     with variable_scope("dnn"):
         with variable_scope("input_from_feature_columns"):
-            net = input_layer(features, feature_columns)
+            # input_layer's scope and columns; dense_output, as TF's DenseFeatures, also takes TF2 shared embeddings
+            net = dense_output(features, feature_columns, "input_layer")
         for index, width in enumerate(hidden_units):
             with variable_scope(f"hiddenlayer_{index}"):
                 net = _dense(net, int(width), activation_fn)

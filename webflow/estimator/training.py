@@ -52,7 +52,7 @@ _WRITERS: dict = {}  # model_dir -> its FileWriter: one event file per model_dir
 
 
 def _writer(model_dir: str) -> Any:
-    """Like FileWriterCache.get, but made without a graph (graphs with a OneShotIterator cannot be exported)."""
+    """Like FileWriterCache.get, but made without a graph: the training loop adds its graph once the session exists."""
     from webflow.summary.writer import FileWriter
     key = os.path.abspath(model_dir)
     if key not in _WRITERS or not os.path.isdir(key):
@@ -90,7 +90,7 @@ class TrainLoop:
             writer = _writer(self.model_dir)
             try:
                 writer.add_graph(graph)
-            except ValueError:  # graphs with ops GraphDefs cannot hold (OneShotIterator): TensorBoard shows no graph
+            except ValueError:  # an op type TensorFlow lacks cannot be written (io/graph_def.py): no graph shown
                 pass
             try:
                 loss = self._steps(session, writer)

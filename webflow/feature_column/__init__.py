@@ -14,3 +14,12 @@ from webflow.feature_column.api import (
 )
 from webflow.feature_column.crossed import crossed_column
 from webflow.feature_column.dense_features import DenseFeatures
+from webflow.feature_column.sequence_api import (
+    sequence_categorical_column_with_hash_bucket,
+    sequence_categorical_column_with_identity,
+    sequence_categorical_column_with_vocabulary_file,
+    sequence_categorical_column_with_vocabulary_list,
+    sequence_numeric_column,
+)
+from webflow.feature_column.shared import shared_embedding_columns, shared_embeddings
+from webflow.feature_column.vocabulary_file import categorical_column_with_vocabulary_file

@@ -16,6 +16,8 @@ from webflow.feature_column.columns import (
     WeightedCategoricalColumn,
     concat_columns,
 )
+from webflow.feature_column.names import check_unique_names
+from webflow.feature_column.sequence import check_not_sequence
 from webflow.framework import dtypes
 
 
@@ -96,16 +98,6 @@ def _embedding_weights(column: EmbeddingColumn, trainable: bool, collections: An
                         collections=collections)
 
 
-def _check_unique_names(columns: list) -> None:
-    seen: dict = {}
-    for column in sorted(columns, key=lambda c: c.name):
-        if column.name in seen:
-            raise ValueError(f"Duplicate feature column name found for columns: {seen[column.name]} and {column}. "
-                             "This usually means that these columns refer to same base feature. Either one must "
-                             "be discarded or a duplicated but renamed item must be inserted in features dict.")
-        seen[column.name] = column
-
-
 def check_columns(columns: list) -> None:
     """TF's checks on the columns of input_layer / DenseFeatures: some, all dense, names unique."""
     if not columns:
@@ -114,12 +106,16 @@ def check_columns(columns: list) -> None:
         if not hasattr(column, "dense_tensor"):
             raise ValueError(f"Items of feature_columns must be a DenseColumn. You can wrap a categorical column "
                              f"with an embedding_column or indicator_column. Given: {column}")
-    _check_unique_names(columns)
+    check_unique_names(columns)
 
 
 def input_layer(features: dict, feature_columns: Any, weight_collections: Any = None, trainable: bool = True,
                 cols_to_vars: Any = None, cols_to_output_tensors: Any = None) -> Any:
     """One `[batch, sum of widths]` float32 tensor: each dense column's output, columns sorted by name."""
+    for column in feature_columns:
+        if getattr(column, "is_v2", False):   # tf.feature_column.shared_embeddings' columns
+            raise ValueError("SharedEmbeddingColumns are not supported in `linear_model` or `input_layer`. Please use "
+                             "`DenseFeatures` or `LinearModel` instead.")
     return dense_output(features, feature_columns, "input_layer", weight_collections, trainable, cols_to_vars,
                         cols_to_output_tensors)
 
@@ -136,8 +132,14 @@ def dense_output(features: dict, feature_columns: Any, scope_name: str, weight_c
     outputs = []
     with variable_scope(None, default_name=scope_name, values=list(features.values())):
         for column in sorted(columns, key=lambda c: c.name):
-            with variable_scope(None, default_name=column.name):
-                if isinstance(column, EmbeddingColumn):
+            with variable_scope(None, default_name=getattr(column, "var_scope_name", column.name)):
+                check_not_sequence(column)
+                if hasattr(column, "embedding_weights"):   # shared embeddings (shared.py): the table they share
+                    weights = column.embedding_weights(trainable, collections)
+                    if cols_to_vars is not None:
+                        cols_to_vars[column] = [weights]
+                    tensor = column.dense_tensor(features, weights)
+                elif isinstance(column, EmbeddingColumn):
                     weights = _embedding_weights(column, trainable, collections)
                     if cols_to_vars is not None:
                         cols_to_vars[column] = [weights]

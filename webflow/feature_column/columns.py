@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from webflow.feature_column.sparse_input import check_not_sparse, dense_feature, densify, is_sparse
 from webflow.framework import dtypes
 from webflow.ops.array_ops import reshape
 from webflow.ops.concat_ops import concat
@@ -51,6 +52,7 @@ class NumericColumn:
         return math.prod(self.shape)
 
     def dense_tensor(self, features: dict) -> Any:
+        check_not_sparse(features[self.key], self.key)
         value = cast(_as_2d(features[self.key]), dtypes.float32)
         if self.normalizer_fn is not None:
             value = self.normalizer_fn(value)
@@ -77,6 +79,7 @@ class BucketizedColumn:
 
     def _buckets(self, features: dict) -> Any:
         # The bucket of x is how many boundaries are <= x (TF's Bucketize op, written as a sum of comparisons).
+        check_not_sparse(features[self.source_column.key], self.source_column.key)
         value = cast(_as_2d(features[self.source_column.key]), dtypes.float32)
         value = _flat(value, self.source_column.variable_shape)
         if not self.boundaries:
@@ -105,7 +108,7 @@ class _Categorical:
 
     def _input(self, features: dict) -> tuple:
         """(values [batch, k], valid mask): TF drops "" from string input and -1 from integer input."""
-        value = _as_2d(features[self.key])
+        value = _as_2d(dense_feature(features[self.key]))   # a SparseTensor: its gaps filled with "" / -1
         missing = "" if value.dtype == dtypes.string else -1
         return value, not_equal(value, constant(missing, value.dtype))
 
@@ -194,7 +197,8 @@ class WeightedCategoricalColumn:
     def weight_tensor(self, features: dict) -> Any:
         """[batch, k] float32 weights, 0 where the id is missing (TF drops both)."""
         ids = self.id_tensor(features)
-        weights = cast(_as_2d(features[self.weight_feature_key]), dtypes.float32)
+        weights = features[self.weight_feature_key]
+        weights = cast(_as_2d(densify(weights, 0) if is_sparse(weights) else weights), dtypes.float32)
         return weights * cast(greater_equal(ids, 0), dtypes.float32)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.feature_column.columns import HashBucketColumn, _as_2d
+from webflow.feature_column.sparse_input import as_sparse, is_sparse
 from webflow.framework import dtypes
 from webflow.ops.sparse_cross_ops import DEFAULT_HASH_KEY
 
@@ -37,6 +38,16 @@ class _Sparse:
         self.values = gather_nd(dense, self.indices)
         self.dense_shape = cast(shape(dense), dtypes.int64)
 
+    @classmethod
+    def of_feature(cls, value: Any) -> _Sparse:
+        """A SparseTensor feature as it is (integer values as int64, as TF's sparse_cross casts them)."""
+        from webflow.ops.math_ops import cast
+        sparse = as_sparse(value)
+        crossed = cls.__new__(cls)
+        crossed.indices, crossed.dense_shape = sparse.indices, sparse.dense_shape
+        crossed.values = sparse.values if sparse.dtype == dtypes.string else cast(sparse.values, dtypes.int64)
+        return crossed
+
 
 class CrossedColumn:
     def __init__(self, keys: tuple, hash_bucket_size: int, hash_key: int | None):
@@ -52,10 +63,12 @@ class CrossedColumn:
 
     @staticmethod
     def _input(key: Any, features: dict) -> Any:
-        """A raw feature: dense, every value crossed (TF passes it as is); a categorical column: its sparse ids
-        (an out-of-vocabulary -1 is crossed, a dropped "" / -1 input is not)."""
+        """A raw feature: dense, every value crossed (TF passes it as is), or sparse, its entries; a categorical
+        column: its sparse ids (an out-of-vocabulary -1 is crossed, a dropped "" / -1 input is not)."""
         from webflow.ops.logic_ops import greater_equal
         from webflow.ops.math_ops import cast
+        if isinstance(key, str) and is_sparse(features[key]):
+            return _Sparse.of_feature(features[key])
         if isinstance(key, str):
             value = _as_2d(features[key])
             return value if value.dtype == dtypes.string else cast(value, dtypes.int64)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.framework import dtypes
+from webflow.framework import context, dtypes, random_seed
 from webflow.framework.graph import Graph
 from webflow.framework.tensor import EagerTensor, Tensor
 from webflow.framework.tensor_shape import TensorShape
@@ -45,7 +45,7 @@ class FuncGraph(Graph):
         self.name = name
         self.outer_graph = outer_graph
         self._building_function = True
-        self.seed = getattr(outer_graph, "seed", None)
+        self.seed = _inherited_seed(outer_graph)
         self.inputs: list[Tensor] = []            # explicit inputs first, then one per capture
         self.outputs: list[Tensor] = []
         self.captures: list[tuple[Any, Tensor]] = []  # (outer tensor, inner placeholder)
@@ -138,6 +138,16 @@ class FuncGraph(Graph):
         if op_type in _READS_STATE and self._last_write is not None:
             return [self._last_write]
         return []
+
+
+def _inherited_seed(outer_graph: Any) -> int | None:
+    """The graph-level seed a new FuncGraph takes, as TensorFlow's: its outer graph's; a graph traced from eager code
+    (a `wf.function`, a tf.data function) takes the global seed of `tf.random.set_seed` at the time of tracing."""
+    if outer_graph is not None:
+        return getattr(outer_graph, "seed", None)
+    if context.executing_eagerly():
+        return random_seed.global_seed()
+    return context.get_default_graph().seed
 
 
 def _capture_name(tensor: Any) -> str:

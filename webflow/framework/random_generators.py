@@ -2,15 +2,18 @@
 
 A stateful random op (RandomUniform, RandomStandardNormal, ...) continues one stream of numbers from run to
 run, as TensorFlow's kernel keeps its generator: per op instance and session in graph mode (the session's
-resource store), per op type + attrs eagerly (TF's eager kernel cache). Every backend's kernel asks here, so
+resource store), per op and traced function graph for a function's ops (TF instantiates each function with its
+own kernels), per op type + attrs eagerly (TF's eager kernel cache). Every backend's kernel asks here, so
 the NumPy, C and portable kernels draw the same numbers.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import threading
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,7 +31,7 @@ def generator_for(context_: Any) -> PhiloxGenerator:
         store = random_seed.eager_generators()
         key = (context_.opdef.type,) + tuple(sorted((k, str(v)) for k, v in attrs.items()))
     else:
-        store, key = context_.resources, context_.op_name
+        store, key = _op_store(context_), context_.op_name
     if key not in store:  # setdefault: two threads running the op first keep one generator
         store.setdefault(key, PhiloxGenerator(int(attrs.get("seed", 0)), int(attrs.get("seed2", 0))))
     touched = getattr(_LOOP_STEP, "touched", None)
@@ -40,6 +43,34 @@ def generator_for(context_: Any) -> PhiloxGenerator:
     if attrs.get(REPLAY_ATTR):
         return _Replay(store[key])
     return store[key]
+
+
+# A traced function's random ops keep their state per function graph (TF instantiates each function with its own
+# kernels): a new function or a retrace starts from its seeds, later calls of one trace continue its streams.
+_FUNCTION_STATES = "_function_random_states"
+
+
+def _op_store(context_: Any) -> dict:
+    """Where a graph op's generator lives: the session's resources for a plain graph's op; for an op of a traced
+    function (FuncGraph), a table of that graph's own, kept in those resources (a tf.data iterator's layer, the
+    eager store; there `set_seed` drops them, as TF clears its caches)."""
+    graph = context_.op.graph
+    if not getattr(graph, "_building_function", False):
+        return context_.resources
+    owner = getattr(graph, "random_state_owner", None) or graph   # a gradient graph replays its forward's draws
+    resources, epoch = context_.resources, None
+    if isinstance(resources, collections.ChainMap):   # a tf.data iterator's layer: its own map, not the one beneath
+        resources = resources.maps[0]
+    elif getattr(context_, "session", None) is None:  # called eagerly: `set_seed` drops these kernels
+        epoch = random_seed.seed_epoch()
+    entry = resources.get(_FUNCTION_STATES)
+    if entry is None or entry[0] != epoch:
+        entry = resources[_FUNCTION_STATES] = (epoch, weakref.WeakKeyDictionary())
+    tables = entry[1]
+    table = tables.get(owner)
+    if table is None:
+        table = tables.setdefault(owner, {})
+    return table
 
 
 # A random op in a while_loop body draws new numbers at each step; the While gradient runs the body again per

@@ -13,7 +13,9 @@ generator (see framework/philox.py). They are derived from a *global* seed and a
 
 In graph mode the global seed is the default graph's `seed` (`tf.set_random_seed`); eagerly it is a
 process-wide value (`tf.random.set_seed`), which also forgets every eager op's generator state, as
-TensorFlow clears its eager kernel cache.
+TensorFlow clears its eager kernel cache (traced functions' random kernels too: `seed_epoch`). A graph traced
+from eager code (`wf.function`, a tf.data function) takes the global seed of the moment as its graph seed
+(framework/func_graph.py), so its seedless ops get (global, 0), (global, 1) ... counted per traced graph.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ class _EagerSeedState:
         # (op type, attrs...) -> PhiloxGenerator: TF's eager kernel cache keeps one kernel (and so one
         # generator) per distinct op + attrs, so two `normal([3], seed=1)` calls continue one stream.
         self.generators: dict = {}
+        # Bumped by every `set_seed`: traced functions' random kernels made before it are dropped (TF clears its
+        # caches, so a function's next call instantiates fresh kernels that start again from their seeds).
+        self.epoch = 0
 
 
 _eager = _EagerSeedState()
@@ -101,10 +106,16 @@ def set_global_seed(seed: int | None) -> None:
     _eager.global_seed = seed
     _eager.op_seed_source = random.Random(seed)
     _eager.generators.clear()
+    _eager.epoch += 1
 
 
 def global_seed() -> int | None:
     return _eager.global_seed
+
+
+def seed_epoch() -> int:
+    """How many times the global seed has been set (see `_EagerSeedState.epoch`)."""
+    return _eager.epoch
 
 
 def eager_generators() -> dict:

@@ -9,7 +9,8 @@ each caller raises its own TensorFlow-worded error (graph-build ShapeError, kern
 
 Kernels work in NHWC; `nhwc_dims` / `from_nhwc_dims` move a 4-entry dims tuple between NCHW and NHWC order
 with the permutations `TO_NHWC` / `FROM_NHWC` (the backends' array transposes take them from here too), and
-`spatial_hw` picks the (height, width) entries of a 4-entry attribute or shape.
+`spatial_hw` picks the (height, width) entries of a 4-entry attribute or shape; `get_sequence` makes such an
+attribute (ksize, strides, dilations) from what the Python wrappers accept.
 
 Plain Python, standard library only: the graph-build shape rules (ops/) and every backend use it.
 """
@@ -67,3 +68,20 @@ def from_nhwc_dims(dims: Any, data_format: str) -> tuple:
 def spatial_hw(values: Any, data_format: str) -> tuple:
     """(height, width) entries of a 4-entry attribute or shape in `data_format` order: NCHW [2], [3]; NHWC [1], [2]."""
     return (values[2], values[3]) if data_format == "NCHW" else (values[1], values[2])
+
+
+def get_sequence(value: Any, n: int, channel_index: int, name: str) -> list:
+    """TF's _get_sequence: None, an int, or n or n + 2 ints as the n + 2 entries of a ksize/strides/dilations
+    attribute (an int or n values apply to the spatial dims, 1 to the batch and channel dims)."""
+    if value is None:
+        return [1] * (n + 2)
+    value = [value] if isinstance(value, int) else list(value)
+    if len(value) == n + 2:
+        return [int(v) for v in value]
+    if len(value) == 1:
+        value = value * n
+    elif len(value) != n:
+        raise ValueError(f"{name} should be of length 1, {n} or {n + 2}. Received: {name}={value} of length "
+                         f"{len(value)}")
+    value = [int(v) for v in value]
+    return [1, 1] + value if channel_index == 1 else [1] + value + [1]

@@ -8,6 +8,7 @@ from webflow.keras import (
     callbacks,
     constraints,
     datasets,
+    experimental,
     initializers,
     layers,
     losses,
@@ -26,4 +27,4 @@ from webflow.keras.sequential import Sequential
 __all__ = ["activations", "backend", "callbacks", "initializers", "layers", "losses", "metrics", "models",
            "optimizers", "regularizers", "constraints",
            "datasets", "utils", "Input", "Model", "Sequential", "mixed_precision",
-           "tfjs_export"]
+           "tfjs_export", "experimental"]

@@ -12,6 +12,7 @@ import inspect
 from typing import Any
 
 from webflow.framework import dtypes
+from webflow.framework.sparse_tensor import SparseTensor
 from webflow.framework.tensor_shape import TensorShape
 from webflow.keras import (
     backend,
@@ -254,7 +255,7 @@ def _to_tensors(inputs: Any) -> Any:
         return type(inputs)(_to_tensors(item) for item in inputs)
     if isinstance(inputs, dict):
         return {key: _to_tensors(value) for key, value in inputs.items()}
-    if inputs is None or is_variable(inputs):
+    if inputs is None or is_variable(inputs) or isinstance(inputs, SparseTensor):   # feature columns read sparse ids
         return inputs
     if getattr(getattr(inputs, "dtype", None), "kind", "") == "f":   # NumPy floats: the layer's float32
         return backend.convert_to_tensor(inputs, dtype=dtypes.float32)

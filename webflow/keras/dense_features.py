@@ -15,11 +15,13 @@ from typing import Any
 from webflow.feature_column.api import check_columns
 from webflow.feature_column.columns import EmbeddingColumn, concat_columns
 from webflow.feature_column.keys import feature_keys
+from webflow.feature_column.sequence import check_not_sequence
 from webflow.feature_column.serialization import default_initializer, deserialize_column, serialize_column
 from webflow.keras.base_layer import Layer
+from webflow.keras.feature_inputs import SparseFeatureInputs
 
 
-class DenseFeatures(Layer):
+class DenseFeatures(SparseFeatureInputs, Layer):
     """`DenseFeatures(feature_columns, trainable=True, name=None)`; call it on a dict of feature tensors."""
 
     def __init__(self, feature_columns: Any, trainable: bool = True, name: str | None = None,
@@ -43,12 +45,17 @@ class DenseFeatures(Layer):
     def call(self, features: Any, cols_to_output_tensors: Any = None, training: Any = None) -> Any:
         if not isinstance(features, dict):
             raise ValueError(f"We expected a dictionary here. Instead we got: {features}")
+        features = self.with_sparse_features(features)   # SparseTensor features (feature_inputs.py)
         outputs = []
         for column in self._feature_columns:
             for key in feature_keys(column):
                 if key not in features:
                     raise ValueError(self._call_error(f"Feature {key} is not in features dictionary.", features,
                                                       cols_to_output_tensors, training))
+            try:
+                check_not_sequence(column)
+            except ValueError as error:
+                raise ValueError(self._call_error(str(error), features, cols_to_output_tensors, training)) from None
             if isinstance(column, EmbeddingColumn):
                 tensor = column.dense_tensor(features, self._tables[column.name])
             else:

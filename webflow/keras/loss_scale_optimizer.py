@@ -16,6 +16,7 @@ from typing import Any
 
 from webflow.autodiff.tape import GradientTape
 from webflow.framework import context, dtypes
+from webflow.keras import optimizers_state
 from webflow.ops.convert import convert_to_tensor as backend_convert
 from webflow.ops.math_ops import cast
 from webflow.ops.reduction_ops import reduce_all
@@ -98,6 +99,10 @@ class LossScaleOptimizer:
             self._counter.assign(0)
         else:
             self._counter.assign_add(1)
+
+    def _checkpoint_children(self) -> list:
+        """Its edges in a checkpoint, as tf_keras's (the inner optimizer's, then `loss_scale`)."""
+        return optimizers_state.loss_scale_children(self)
 
     def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Any:
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]

@@ -68,6 +68,11 @@ class Model(TrainingMixin, Layer):
     def get_weights(self) -> list:
         return [weight.numpy() for weight in self.weights]
 
+    def _checkpoint_children(self) -> list:
+        """Its edges in a checkpoint, as tf_keras names them (`layer_with_weights-0`, `layer-0`, ..., `optimizer`)."""
+        from webflow.keras import weights_io
+        return weights_io.model_children(self)
+
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
         if index is not None:
             return self.layers[index]

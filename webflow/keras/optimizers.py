@@ -15,7 +15,7 @@ from typing import Any
 from webflow.autodiff.tape import GradientTape
 from webflow.framework import context, dtypes
 from webflow.framework.init_scope import init_scope
-from webflow.keras import backend, optimizer_options, optimizers_more, schedules
+from webflow.keras import backend, optimizer_options, optimizers_more, optimizers_state, schedules
 from webflow.keras.schedules import LearningRateSchedule
 from webflow.keras.serialization import serialize_keras_object
 from webflow.ops import math_ops, unary_math_ops
@@ -81,13 +81,14 @@ class Optimizer:
                 if initial:
                     value = value + initial
                 base = variable.name.split(":")[0]
-                self._slots[key] = ResourceVariable(value, trainable=False, name=f"{self.name}/{base}/{name}")
+                self._slots[key] = ResourceVariable(value, trainable=False, name=f"{self.name}/{name}/{base}")
         return self._slots[key]
 
     def apply_gradients(self, grads_and_vars: Any, name: str | None = None, **kwargs: Any) -> Any:
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         if not pairs:
             raise ValueError("No gradients provided for any variable.")
+        optimizers_state.build(self, [variable for _, variable in pairs])   # tf_keras's var_list, once
         lr, step = self._lr_and_step()
         pairs = optimizer_options.prepare(self, pairs, lr)   # clipping, then decoupled weight decay
         for gradient, variable in pairs:
@@ -112,6 +113,10 @@ class Optimizer:
 
     def variables(self) -> list:
         return [self.iterations, *self._slots.values()]
+
+    def _checkpoint_children(self) -> list:
+        """Its edges in a checkpoint, as tf_keras's (`_variables`, `_iterations`, `_learning_rate`)."""
+        return optimizers_state.checkpoint_children(self)
 
     def get_config(self) -> dict:
         return optimizer_options.get_config(self)

@@ -9,6 +9,12 @@ traced again to use them (runtime/function.py), as tf.function does in tf_keras.
 numbers, so inside a trace `train_step` only hands its (loss, predictions) out of the graph and the metrics are
 updated eagerly right after the call, with the same values. A Python learning rate is frozen into a trace, so
 setting `optimizer.learning_rate` (a callback does) retraces.
+
+Random ops (Dropout) draw tf_keras's numbers: a trace takes the global seed and op seeds (global, 0), (global, 1)
+... as TF's train function graph does, and every trace of one step function continues one Philox stream per
+random op. tf_keras traces its train function once (the batch dimension is unknown, its input an iterator), so a
+partial last batch or a new learning rate runs on the same random kernels; here they are new traces sharing those
+kernels' state (same op names, same seeds: Function.random_state_owner in runtime/function.py).
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ def _traced(model: Any, attribute: str, body: Any) -> Any:
     traced = model.__dict__.get(attribute)
     if traced is None:
         traced = function(body(model), name=attribute.lstrip("_"))
+        traced.random_state_owner = traced   # its traces share their random ops' streams: see the module's docstring
         object.__setattr__(model, attribute, traced)
     return traced
 

@@ -17,6 +17,7 @@ from webflow.keras import metrics as metrics_module
 from webflow.keras import optimizers as optimizers_module
 from webflow.keras import step_functions
 from webflow.keras.compiled_containers import CompiledLoss, CompiledMetrics, metric_weights
+from webflow.keras.data_order import DataOrder
 from webflow.keras.masks import get_mask, loss_weights
 from webflow.keras.progbar import Progbar
 from webflow.ops.dataset_values import INFINITE
@@ -34,6 +35,7 @@ class TrainingMixin:
                 weighted_metrics: Any = None, run_eagerly: Any = None, steps_per_execution: Any = None,
                 jit_compile: Any = None, **kwargs: Any) -> None:
         object.__setattr__(self, "optimizer", optimizers_module.get(optimizer))
+        self._track("optimizer", self.optimizer)   # a checkpoint edge: restores state a load_weights left waiting
         object.__setattr__(self, "loss", losses_module.get(loss))
         loss_name = getattr(self.loss, "name", loss if isinstance(loss, str) else "")
         object.__setattr__(self, "compiled_metrics",
@@ -135,7 +137,8 @@ class TrainingMixin:
         verbose = 1 if verbose == "auto" else verbose
         if validation_split and validation_data is None:
             x, y, validation_data = _split(x, y, validation_split)
-        batches = _Batches(x, y, batch_size or 32, shuffle, steps_per_epoch)
+        # tf_keras's data adapter repeats the data for the epochs still to run (DataHandler: epochs - initial_epoch)
+        batches = _Batches(x, y, batch_size, shuffle, steps_per_epoch, epochs=epochs - initial_epoch)
         try:  # Ctrl-C or an error mid-fit: the input's prefetch threads stop now, not when the traceback goes
             return self._fit_epochs(batches, epochs, verbose, callbacks, validation_data, batch_size, initial_epoch)
         finally:
@@ -178,7 +181,7 @@ class TrainingMixin:
                  sample_weight: Any = None, steps: Any = None, callbacks: Any = None, return_dict: bool = False,
                  **kwargs: Any) -> Any:
         verbose = 1 if verbose == "auto" else verbose
-        batches = _Batches(x, y, batch_size or 32, shuffle=False, steps=steps)
+        batches = _Batches(x, y, batch_size, shuffle=False, steps=steps)
         self._reset_metrics()
         bar = Progbar(batches.steps, verbose=verbose)
         logs: dict = {}
@@ -194,7 +197,7 @@ class TrainingMixin:
                 callbacks: Any = None, **kwargs: Any) -> Any:
         from webflow.backends.arrays.numpy_arrays import np
         verbose = 1 if verbose == "auto" else verbose
-        batches = _Batches(x, None, batch_size or 32, shuffle=False, steps=steps)
+        batches = _Batches(x, None, batch_size, shuffle=False, steps=steps)
         bar = Progbar(batches.steps, verbose=verbose)
         outputs = []
         try:
@@ -247,43 +250,77 @@ class TrainingMixin:
 
 
 class _Batches:
-    """Batches of (x, y) from arrays (in order, or reshuffled each epoch) or from a tf.data Dataset."""
+    """Batches of (x, y) from arrays (in tf_keras's order: data_order.py) or from a tf.data Dataset."""
 
-    def __init__(self, x: Any, y: Any, batch_size: int, shuffle: bool, steps: Any = None):
-        self.x, self.y, self.batch_size, self.shuffle = x, y, batch_size, shuffle
+    def __init__(self, x: Any, y: Any, batch_size: int | None, shuffle: Any, steps: Any = None, epochs: int = 1):
+        self.x, self.y, self.shuffle = x, y, shuffle
         self.dataset = hasattr(x, "element_spec") or (hasattr(x, "__iter__") and hasattr(x, "batch"))
         self.iterator: Any = None
         # tf_keras: with steps_per_epoch, one iterator runs across the epochs, `steps` elements each
         self.persistent = bool(self.dataset and steps)
         if self.dataset:
             self.steps = int(steps) if steps else _count_elements(x)
-        else:
-            self.size = _length(x)
-            self.steps = math.ceil(self.size / batch_size)
+            return
+        self.size = _length(x)
+        # tf_keras's default batch: 32, or the data spread evenly over `steps` batches
+        self.batch_size = batch_size or (math.ceil(self.size / int(steps)) if steps else 32)
+        self.arrays = _flatten(x) + _flatten(y)
+        self.order = DataOrder(self.size, self.batch_size, shuffle, len(self.arrays), epochs)
+        self.steps = int(steps) if steps else self.order.batch_count()
+        self.stream: Any = None   # one pass over all epochs' batches, as tf_keras's one iterator
 
     def epoch(self) -> Any:
         if self.dataset:
-            if not self.persistent or self.iterator is None:
-                self.close()
-                self.iterator = iter(self.x)
-            for _ in range(self.steps) if self.persistent else iter(int, 1):   # iter(int, 1): endless
-                element = next(self.iterator, _END)
-                if element is _END:
-                    return
-                yield _unpack(element) if isinstance(element, (tuple, list)) else (element, None)
+            yield from self._dataset_epoch()
             return
-        from webflow.backends.arrays.numpy_arrays import np
-        order = np.random.permutation(self.size) if self.shuffle else None
-        for start in range(0, self.size, self.batch_size):
-            index = slice(start, start + self.batch_size) if order is None else order[start:start + self.batch_size]
-            yield _take(self.x, index), _take(self.y, index)
+        if self.stream is None:
+            self.stream = self.order.batches()
+        split = len(_flatten(self.x))
+        for _ in range(self.steps):
+            indices = next(self.stream, _END)
+            if indices is _END:   # steps_per_epoch beyond the data: tf_keras's input "ran out of data"
+                return
+            taken = [array[index] for array, index in zip(self.arrays, indices)]
+            yield _pack(self.x, taken[:split]), _pack(self.y, taken[split:])
 
+    def _dataset_epoch(self) -> Any:
+        if not self.persistent or self.iterator is None:
+            self.close()
+            self.iterator = iter(self.x)
+        for _ in range(self.steps) if self.persistent else iter(int, 1):   # iter(int, 1): endless
+            element = next(self.iterator, _END)
+            if element is _END:
+                return
+            yield _unpack(element) if isinstance(element, (tuple, list)) else (element, None)
 
     def close(self) -> None:
         """Stops the dataset iterator's prefetch threads (a dropped iterator would, but a traceback keeps it)."""
         iterator, self.iterator = self.iterator, None
         if hasattr(iterator, "close"):
             iterator.close()
+
+
+def _flatten(data: Any) -> list:
+    """The arrays of x or y in tf.nest's order (a list in order, a dict by sorted key): the order in which
+    tf_keras's shuffle="batch" gives each array its own random op."""
+    if data is None:
+        return []
+    if isinstance(data, (list, tuple)):
+        return list(data)
+    if isinstance(data, dict):
+        return [data[key] for key in sorted(data)]
+    return [data]
+
+
+def _pack(data: Any, arrays: list) -> Any:
+    """`arrays` (sliced from _flatten(data)) back in data's structure."""
+    if data is None:
+        return None
+    if isinstance(data, (list, tuple)):
+        return list(arrays)
+    if isinstance(data, dict):
+        return dict(zip(sorted(data), arrays))
+    return arrays[0]
 
 
 _END = object()

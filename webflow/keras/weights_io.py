@@ -1,8 +1,19 @@
 """`save_weights` / `load_weights` in TensorFlow's checkpoint format, as tf_keras lays it out, so either library
-loads what the other saved: the model's object graph holds `layer-<i>` (every layer) and
-`layer_with_weights-<i>` (the layers owning weights, in order) edges, each layer its weights by name
-(`layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE`). The optimizer's state is not saved (tf_keras saves
-it; it then restores only the model's part when loading a webflow file)."""
+loads what the other saved, key for key. The model is the root of the object graph; its edges:
+
+    Sequential / functional   for each layer i: `layer_with_weights-<k>` (layers owning weights, counted apart),
+                              then `layer-<i>` (every layer, the InputLayer too); then its own attributes
+    subclassed                its attributes in order of assignment (`first`, `blocks` -> `blocks/0` ...)
+    both                      `optimizer` once compiled (tracked by `compile`), and `root` (a self-edge, as the
+                              tf.train.Checkpoint inside tf_keras's save_weights writes it)
+
+so a variable is saved under its first path (`layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE`, a nested
+model's `layer_with_weights-0/layer_with_weights-1/bias/...`). The optimizer's state is saved too, as tf_keras
+writes it (optimizers_state.py): `optimizer/_iterations`, `optimizer/_learning_rate` and the slots in tf_keras's
+build order, `optimizer/_variables/1` .... `load_weights` restores the iterations and learning rate at once and the
+slots when the optimizer makes them (its first `apply_gradients`, or at once if it already has), so `fit` after
+`load_weights` continues as the saving program would have; a model compiled after `load_weights` gets its
+optimizer's state when `compile` tracks it (deferred restoration)."""
 
 from __future__ import annotations
 
@@ -14,26 +25,30 @@ from webflow.framework import errors
 from webflow.io import checkpoint_bundle
 from webflow.train import object_graph
 from webflow.train.saver import update_checkpoint_state
-from webflow.train.trackable import AutoTrackable
+
+ROOT_EDGE = "root"
 
 
-def _root(model: Any) -> AutoTrackable:
-    """A node standing for the model, with tf_keras's edges to its layers."""
-    root = AutoTrackable()
+def model_children(model: Any) -> list:
+    """[(edge name, child)] of a model in tf_keras's order (see the module's docstring)."""
+    own = list(model._dependencies())
+    if not (model._is_graph_network or hasattr(model, "_stack")):   # subclassed: its attributes
+        return own
+    edges = []
     with_weights = 0
     for index, layer in enumerate(model.layers):
-        root._track(f"layer-{index}", layer)
-        if layer.weights:
-            root._track(f"layer_with_weights-{with_weights}", layer)
+        if layer.weights:   # a layer not built yet has none: it counts as one without weights, as in tf_keras
+            edges.append((f"layer_with_weights-{with_weights}", layer))
             with_weights += 1
-    return root
+        edges.append((f"layer-{index}", layer))
+    return edges + [(name, value) for name, value in own if not name.startswith("layer-")]
 
 
 def save_weights(model: Any, filepath: Any) -> None:
     prefix = os.fspath(filepath)
     if prefix.endswith((".h5", ".keras")):
         raise NotImplementedError("webflow saves weights in the TensorFlow checkpoint format only")
-    graph, values = object_graph.serialize(_root(model))
+    graph, values = object_graph.serialize(model, [(ROOT_EDGE, model)])
     values.append((object_graph.OBJECT_GRAPH_KEY, np.array(graph.SerializeToString(), dtype=object)))
     checkpoint_bundle.write_bundle(prefix, values)
     update_checkpoint_state(os.path.dirname(prefix) or ".", prefix, [prefix], save_relative_paths=True)
@@ -51,9 +66,8 @@ def load_weights(model: Any, filepath: Any) -> Any:
     graph = trackable_object_graph_pb2.TrackableObjectGraph()
     graph.ParseFromString(reader.tensor(object_graph.OBJECT_GRAPH_KEY)[()])
     restoration = object_graph.Restoration(reader, graph)
-    root = _root(model)
-    restoration.bind(root, 0)
-    return CheckpointLoadStatus(restoration, _Graph(root))
+    restoration.bind(model, 0)
+    return CheckpointLoadStatus(restoration, _Graph(model))
 
 
 class _Graph:

@@ -22,23 +22,33 @@ def _pooled_length(length: int | None, window: int, padding: str, stride: int) -
     return (length + stride - 1) // stride
 
 
-class _Pooling2D(Layer):
-    """Shared by the 2-D pooling layers: argument checks, window/stride tuples, the static output shape."""
+class _Pooling(Layer):
+    """Shared by the 1-D and 2-D pooling layers: argument checks, window/stride tuples, the static output shape."""
 
+    _rank = 2  # how many spatial axes the window slides over
     _pool_function: Any = None
 
     def __init__(self, pool_size: Any, strides: Any, padding: str = "valid", data_format: str = "channels_last",
                  name: str | None = None, **kwargs: Any):
         super().__init__(name=name, **kwargs)
-        if data_format is None:
-            data_format = "channels_last"
         if strides is None:
             strides = pool_size
-        self.pool_size = normalize_tuple(pool_size, 2, "pool_size")
-        self.strides = normalize_tuple(strides, 2, "strides")
+        self.pool_size = normalize_tuple(pool_size, self._rank, "pool_size")
+        self.strides = normalize_tuple(strides, self._rank, "strides")
         self.padding = utils.normalize_padding(padding)
-        self.data_format = utils.normalize_data_format(data_format)
-        self.input_spec = InputSpec(ndim=4)
+        self.data_format = utils.normalize_data_format(data_format)  # None means "channels_last"
+        self.input_spec = InputSpec(ndim=self._rank + 2)
+
+    def compute_output_shape(self, input_shape: Any) -> TensorShape:
+        dims = TensorShape(input_shape).as_list()
+        first = 1 if self.data_format == "channels_last" else 2  # the first spatial axis
+        for i in range(self._rank):
+            dims[first + i] = _pooled_length(dims[first + i], self.pool_size[i], self.padding, self.strides[i])
+        return TensorShape(dims)
+
+
+class _Pooling2D(_Pooling):
+    """A MaxPool / AvgPool node on [batch, height, width, channels] (or channels first)."""
 
     def call(self, inputs: Any) -> Any:
         if self.data_format == "channels_last":
@@ -47,13 +57,6 @@ class _Pooling2D(Layer):
             window, strides = (1, 1, *self.pool_size), (1, 1, *self.strides)
         return type(self)._pool_function(inputs, ksize=window, strides=strides, padding=self.padding.upper(),
                                          data_format=utils.tf_data_format(self.data_format))
-
-    def compute_output_shape(self, input_shape: Any) -> TensorShape:
-        dims = TensorShape(input_shape).as_list()
-        spatial = (1, 2) if self.data_format == "channels_last" else (2, 3)
-        for i, axis in enumerate(spatial):
-            dims[axis] = _pooled_length(dims[axis], self.pool_size[i], self.padding, self.strides[i])
-        return TensorShape(dims)
 
 
 class MaxPooling2D(_Pooling2D):

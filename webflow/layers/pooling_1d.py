@@ -5,25 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from webflow.framework.tensor_shape import TensorShape
-from webflow.layers import utils
-from webflow.layers.base import InputSpec, Layer
-from webflow.layers.pooling import _pooled_length
-from webflow.layers.utils import normalize_tuple
+from webflow.layers.pooling import _Pooling
 from webflow.ops import manip_ops, pool_ops
 
 
-class _Pooling1D(Layer):
-    _pool_function: Any = None
+class _Pooling1D(_Pooling):
+    """Pooling over the steps of [batch, steps, channels] (or channels first)."""
 
-    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid", data_format: str = "channels_last",
-                 name: str | None = None, **kwargs: Any):
-        super().__init__(name=name, **kwargs)
-        self.pool_size = normalize_tuple(pool_size, 1, "pool_size")
-        self.strides = normalize_tuple(pool_size if strides is None else strides, 1, "strides")
-        self.padding = utils.normalize_padding(padding)
-        self.data_format = utils.normalize_data_format(data_format or "channels_last")
-        self.input_spec = InputSpec(ndim=3)
+    _rank = 1
 
     def call(self, inputs: Any) -> Any:
         """As Keras: a width-1 axis after the steps, a 2-D pool of window (pool_size, 1), the axis squeezed out."""
@@ -34,12 +23,6 @@ class _Pooling1D(Layer):
                                             padding=self.padding.upper(),
                                             data_format="NHWC" if axis == 2 else "NCHW")
         return manip_ops.squeeze(outputs, [axis])
-
-    def compute_output_shape(self, input_shape: Any) -> TensorShape:
-        dims = TensorShape(input_shape).as_list()
-        axis = 1 if self.data_format == "channels_last" else 2
-        dims[axis] = _pooled_length(dims[axis], self.pool_size[0], self.padding, self.strides[0])
-        return TensorShape(dims)
 
 
 class MaxPooling1D(_Pooling1D):

@@ -24,7 +24,7 @@ from webflow.backends.portable import conv_kernels as portable_conv
 from webflow.framework import dtypes
 from webflow.framework.tensor import Tensor
 from webflow.framework.tensor_shape import TensorShape
-from webflow.framework.windows import effective_window, from_nhwc_dims, nhwc_dims, output_size, spatial_hw
+from webflow.framework.windows import effective_window, from_nhwc_dims, get_sequence, nhwc_dims, output_size, spatial_hw
 from webflow.ops import array_ops, manip_ops
 from webflow.ops.convert import constant_value_as_shape
 from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
@@ -220,22 +220,6 @@ def _lookup(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any
     return old_value
 
 
-def _get_sequence(value: Any, n: int, channel_index: int, name: str) -> list:
-    """An int, or n or n + 2 ints, as the n + 2 entries of a strides/dilations attribute (TF's _get_sequence)."""
-    if value is None:
-        return [1] * (n + 2)
-    value = [value] if isinstance(value, int) else list(value)
-    if len(value) == n + 2:
-        return [int(v) for v in value]
-    if len(value) == 1:
-        value = value * n
-    elif len(value) != n:
-        raise ValueError(f"{name} should be of length 1, {n} or {n + 2}. Received: {name}={value} of length "
-                         f"{len(value)}")
-    value = [int(v) for v in value]
-    return [1, 1] + value if channel_index == 1 else [1] + value + [1]
-
-
 def _convert_padding(padding: Any) -> tuple:
     """("EXPLICIT", 8 numbers) for a list of 4 [before, after] pairs; (padding, []) for a string."""
     if not isinstance(padding, (list, tuple)):
@@ -298,8 +282,8 @@ def conv2d_v1(input: Any, filter: Any = None, strides: Any = None, padding: Any 
     filter = _lookup("filters", filters, "filter", filter)  # noqa: A001
     padding, explicit = _convert_padding(padding)
     index = _channel_index(data_format)
-    return _conv("Conv2D", [input, filter], _get_sequence(strides, 2, index, "strides"), padding, explicit,
-                 data_format, _get_sequence(dilations, 2, index, "dilations"), use_cudnn_on_gpu, name)
+    return _conv("Conv2D", [input, filter], get_sequence(strides, 2, index, "strides"), padding, explicit,
+                 data_format, get_sequence(dilations, 2, index, "dilations"), use_cudnn_on_gpu, name)
 
 
 def conv2d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, padding: Any = "SAME",  # noqa: A002
@@ -308,8 +292,8 @@ def conv2d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
     with op_scope(name or "conv2d_transpose") as scope:
         index = _channel_index(data_format)
         padding, explicit = _convert_padding(padding)
-        strides = _get_sequence(strides, 2, index, "strides")
-        dilations = _get_sequence(dilations, 2, index, "dilations")
+        strides = get_sequence(strides, 2, index, "strides")
+        dilations = get_sequence(dilations, 2, index, "dilations")
         return _conv("Conv2DBackpropInput", [output_shape, filters, input], strides, padding, explicit, data_format,
                      dilations, name=scope or None)
 
@@ -353,7 +337,7 @@ def convolution(input: Any, filters: Any, strides: Any = None, padding: str = "V
     if rank is not None and rank != 4:
         raise NotImplementedError(f"webflow's convolution supports rank-4 (2-D) inputs only, got rank {rank}")
     index = _channel_index(data_format)
-    strides, dilations = _get_sequence(strides, 2, index, "strides"), _get_sequence(dilations, 2, index, "dilations")
+    strides, dilations = get_sequence(strides, 2, index, "strides"), get_sequence(dilations, 2, index, "dilations")
     spatial_strides = spatial_hw(strides, data_format or "NHWC")
     spatial_dilations = spatial_hw(dilations, data_format or "NHWC")
     if max(spatial_strides) > 1 and max(spatial_dilations) > 1:

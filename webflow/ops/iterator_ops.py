@@ -3,8 +3,10 @@
 
 The handle's value is an IteratorResource. TF1 graphs make it with `IteratorV2` (kept in the Session's
 resource store under its shared name or op name, so it lives across `Session.run` calls, as TensorFlow's
-resource manager keeps it) or `OneShotIterator`; eager code (TF2's `iter(dataset)`) with
-`AnonymousIteratorV3`, whose handle an EagerTensor holds. TensorFlow registers no gradients for these ops.
+resource manager keeps it) or `OneShotIterator` (no inputs, as TensorFlow's: its `dataset_factory` attr is a
+function of no arguments holding a by-value copy of the dataset's ops, run on first use); eager code (TF2's
+`iter(dataset)`) with `AnonymousIteratorV3`, whose handle an EagerTensor holds. TensorFlow registers no
+gradients for these ops.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from typing import Any
 
 from webflow.framework import dtypes
 from webflow.framework.errors import CancelledError, FailedPreconditionError, OutOfRangeError
+from webflow.framework.func_graph import FuncGraph
+from webflow.framework.graph import Graph
 from webflow.ops.dataset_ops import declared_element
 from webflow.ops.dataset_values import IterationContext
-from webflow.ops.functional_ops import kernel_result
+from webflow.ops.functional_ops import _session_of, kernel_result, run_func_graph
 from webflow.ops.registry import output_spec, register_op
 from webflow.ops.shapes import no_outputs
 
@@ -101,16 +105,37 @@ def iterator_kernel(context: Any, *, shared_name: str, container: str, output_ty
     return found
 
 
-@register_op("OneShotIterator", inputs=("dataset",), shape=_handle, needs_context=True, stateful=True)
-def one_shot_iterator_kernel(context: Any, dataset: Any, *, output_types: list, output_shapes: list,
-                             container: str = "", shared_name: str = "") -> Any:
-    """An iterator started on `dataset` the first time it runs, then kept in the session's resources.
+def dataset_factory(variant: Any) -> FuncGraph:
+    """TensorFlow's `dataset_factory` of a one-shot iterator: a function of no inputs returning the dataset, made by
+    copying the ops `variant` depends on into it (by value, as TF's Defun(capture_by_value=True) does)."""
+    ancestors, stack = {}, [variant.op]
+    while stack:
+        op = stack.pop()
+        if op._id not in ancestors:
+            ancestors[op._id] = op
+            stack.extend(t.op for t in op.inputs)
+            stack.extend(op.control_inputs)
+    factory = FuncGraph("_make_dataset", variant.graph)
+    copies: dict = {}
+    for op in sorted(ancestors.values(), key=lambda o: o._id):   # creation order: inputs before their readers
+        specs = [(t.shape, t.dtype) for t in op.outputs]
+        copy = Graph._create_op(factory, op.type, [copies[t._uid] for t in op.inputs], specs, op.name,
+                                dict(op._attrs), op._opdef)
+        for old, new in zip(op.outputs, copy.outputs):
+            copies[old._uid] = new
+    factory.outputs = [copies[variant._uid]]
+    return factory
 
-    TensorFlow passes the dataset as a function attr (dataset_factory) run on first use; here the dataset
-    is an input, whose value only that first run uses."""
+
+@register_op("OneShotIterator", inputs=(), shape=_handle, needs_context=True, stateful=True)
+def one_shot_iterator_kernel(context: Any, *, dataset_factory: Any, output_types: list, output_shapes: list,
+                             container: str = "", shared_name: str = "") -> Any:
+    """An iterator started on the dataset `dataset_factory()` returns the first time it runs, then kept in the
+    session's resources (TensorFlow's node: no inputs, the dataset's graph copied into the function attr)."""
     key = f"iterator:{container}/{shared_name or context.op_name}"
     found = context.resources.get(key)
     if found is None:
+        dataset = run_func_graph(dataset_factory, [], context.resources, _session_of(context))[0]
         found = context.resources[key] = IteratorResource(context.op_name or "OneShotIterator", key)
         found.start(dataset)
     return found

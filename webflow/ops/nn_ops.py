@@ -20,7 +20,7 @@ from webflow.framework import dtypes
 from webflow.framework.errors import InvalidArgumentError
 from webflow.framework.run_time_messages import bias_count_message
 from webflow.framework.tensor import Tensor
-from webflow.ops import array_ops, broadcast_ops, manip_ops, math_ops, sum_mean_ops
+from webflow.ops import array_ops, broadcast_ops, manip_ops, math_ops, matmul_ops, sum_mean_ops, unary_math_ops
 from webflow.ops.convert import constant_value, convert_to_tensor
 from webflow.ops.registry import ShapeError, apply_op, output_spec, register_gradient, register_op
 from webflow.ops.shapes import merge_dims, same_as_input
@@ -49,9 +49,13 @@ def _is_zero(tensor: Any) -> bool:
     return value is not None and not (np.any(value) if HAVE_NUMPY else any(backend_values.flat_list(value)))
 
 
-def _rows(vector: Any) -> Any:
-    """[n] -> [n, 1], so a per-example value multiplies every class (TF's _BroadcastMul)."""
-    return array_ops.reshape(vector, [-1, 1])
+# TensorFlow's nn_grad.py writes these gradients with Python operators: nodes "mul", "sub", "add" (not "Mul" ...)
+_MUL, _SUB, _ADD = math_ops.OPERATORS["mul"], math_ops.OPERATORS["sub"], math_ops.OPERATORS["add"]
+
+
+def _broadcast_mul(vector: Any, matrix: Any) -> Any:
+    """vector[:, None] * matrix: a per-example value times every class (TF's _BroadcastMul: ExpandDims, mul)."""
+    return _MUL(manip_ops.expand_dims(vector, -1), matrix)
 
 
 # --- Relu -------------------------------------------------------------------------------------------
@@ -124,8 +128,8 @@ def softmax_kernel(logits: Any) -> Any:
 def _softmax_grad(op: Any, grad: Any) -> Any:
     """dx = (g - sum(g * y, last axis)) * y, with y = softmax(x)."""
     y = op.outputs[0]
-    dot = sum_mean_ops.reduce_sum(math_ops.multiply(grad, y), axis=-1, keepdims=True)
-    return math_ops.multiply(math_ops.subtract(grad, dot), y)
+    dot = sum_mean_ops.reduce_sum(_MUL(grad, y), -1, keepdims=True)   # TF's operators: nodes mul, sub, mul_1
+    return _MUL(_SUB(grad, dot), y)
 
 
 # --- LogSoftmax -------------------------------------------------------------------------------------
@@ -141,9 +145,9 @@ def log_softmax_kernel(logits: Any) -> Any:
 
 @register_gradient("LogSoftmax")
 def _log_softmax_grad(op: Any, grad: Any) -> Any:
-    """dx = g - sum(g, last axis) * softmax(x)   (softmax(x) = exp(y))."""
-    total = sum_mean_ops.reduce_sum(grad, axis=-1, keepdims=True)
-    return math_ops.subtract(grad, math_ops.multiply(total, _softmax_op(op.inputs[0])))
+    """dx = g - sum(g, last axis) * softmax(x), softmax(x) = exp(y) (TF's nodes: Exp, Sum, mul, sub)."""
+    softmax = unary_math_ops.exp(op.outputs[0])
+    return _SUB(grad, _MUL(sum_mean_ops.reduce_sum(grad, -1, keepdims=True), softmax))
 
 
 def _softmax_op(logits: Any, name: str | None = None) -> Any:
@@ -293,20 +297,22 @@ def softmax_xent_kernel(features: Any, labels: Any) -> list:
 
 
 def _second_order_term(grad_grad: Any, logits: Any) -> Any:
-    """The part of d(features) coming from a gradient on `backprop`: (gg - sum(gg * p)) * p, p = softmax."""
+    """The part of d(features) coming from a gradient on `backprop`: (gg - sum(gg * p)) * p, p = softmax; the
+    row sums as TensorFlow computes them, a batch matmul of [n, 1, c] by [n, c, 1] squeezed back to [n, 1]."""
     p = _softmax_op(logits)
-    return math_ops.multiply(math_ops.subtract(grad_grad, sum_mean_ops.reduce_sum(
-        math_ops.multiply(grad_grad, p), axis=-1, keepdims=True)), p)
+    row_sums = manip_ops.squeeze(matmul_ops.matmul(manip_ops.expand_dims(grad_grad, 1),
+                                                   manip_ops.expand_dims(p, 2)), axis=1)
+    return _MUL(_SUB(grad_grad, row_sums), p)
 
 
 @register_gradient("SoftmaxCrossEntropyWithLogits")
 def _softmax_xent_grad(op: Any, grad_loss: Any, grad_grad: Any) -> list:
     """dfeatures = g_loss * (softmax - labels) [+ backprop term]; dlabels = g_loss * -log_softmax(features)."""
     logits, labels = op.inputs
-    grad = math_ops.multiply(_rows(grad_loss), op.outputs[1])
+    grad = _broadcast_mul(grad_loss, op.outputs[1])
     if not _is_zero(grad_grad):
-        grad = math_ops.add(grad, _second_order_term(grad_grad, logits))
-    grad_labels = math_ops.multiply(_rows(grad_loss), math_ops.negative(apply_op("LogSoftmax", [logits])))
+        grad = _ADD(grad, _second_order_term(grad_grad, logits))
+    grad_labels = _broadcast_mul(grad_loss, math_ops.negative(apply_op("LogSoftmax", [logits])))
     return [broadcast_ops.unbroadcast(grad, logits), broadcast_ops.unbroadcast(grad_labels, labels)]
 
 
@@ -350,7 +356,7 @@ def sparse_softmax_xent_kernel(features: Any, labels: Any) -> list:
 @register_gradient("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_softmax_xent_grad(op: Any, grad_loss: Any, grad_grad: Any) -> list:
     """dfeatures = g_loss * (softmax - one_hot(labels)) [+ backprop term]; integer labels get none."""
-    grad = math_ops.multiply(_rows(grad_loss), op.outputs[1])
+    grad = _broadcast_mul(grad_loss, op.outputs[1])
     if not _is_zero(grad_grad):
-        grad = math_ops.add(grad, _second_order_term(grad_grad, op.inputs[0]))
+        grad = _ADD(grad, _second_order_term(grad_grad, op.inputs[0]))
     return [grad, None]

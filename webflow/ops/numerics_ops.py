@@ -11,6 +11,7 @@ from typing import Any
 from webflow.backends.arrays import values as backend_values
 from webflow.backends.arrays.numpy_arrays import np
 from webflow.framework import dtypes
+from webflow.framework.errors import InvalidArgumentError
 from webflow.ops.registry import apply_op, register_gradient, register_op
 from webflow.ops.shapes import same_as_input
 
@@ -21,23 +22,30 @@ def _found(has_inf: bool, has_nan: bool) -> str | None:
     return found or None
 
 
-def _check(found: str | None, message: str) -> None:
-    if found is not None:
-        raise ValueError(f"{message} : Tensor had {found} values")
+def _check(context: Any, found: str | None, message: str) -> None:
+    """TensorFlow's InvalidArgumentError when `found` names non-finite values: eagerly as its eager op raises it
+    ("... [Op:CheckNumerics]"); in a graph a ValueError, which the executor reports with the node
+    (runtime/kernel_errors.py)."""
+    if found is None:
+        return
+    text = f"{message} : Tensor had {found} values"
+    if getattr(context, "op", None) is None:
+        raise InvalidArgumentError(None, None, f"{text} [Op:CheckNumerics]")
+    raise ValueError(text)
 
 
-def check_numerics_portable(tensor: Any, *, message: str, **_: Any) -> Any:
+def check_numerics_portable(context: Any, tensor: Any, *, message: str, **_: Any) -> Any:
     """The same check without NumPy (Pyodide): over the flat values."""
     flat = backend_values.flat_list(tensor)
-    _check(_found(any(math.isinf(v) for v in flat), any(math.isnan(v) for v in flat)), message)
+    _check(context, _found(any(math.isinf(v) for v in flat), any(math.isnan(v) for v in flat)), message)
     return tensor
 
 
 @register_op("CheckNumerics", "CheckNumerics", inputs=("tensor",), shape=same_as_input, allowed=dtypes.FLOATING,
-             portable=check_numerics_portable)
-def check_numerics_kernel(tensor: Any, *, message: str, **_: Any) -> Any:
+             needs_context=True, portable=check_numerics_portable)
+def check_numerics_kernel(context: Any, tensor: Any, *, message: str, **_: Any) -> Any:
     """y = tensor, after checking that every value is finite (no NaN, no +-Inf)."""
-    _check(_found(bool(np.isinf(tensor).any()), bool(np.isnan(tensor).any())), message)
+    _check(context, _found(bool(np.isinf(tensor).any()), bool(np.isnan(tensor).any())), message)
     return tensor
 
 

@@ -28,7 +28,7 @@ from webflow.backends.numpy.pool_windows import (
 from webflow.backends.portable import pool_kernels
 from webflow.framework import dtypes
 from webflow.framework.tensor_shape import TensorShape
-from webflow.framework.windows import from_nhwc_dims, nhwc_dims, output_size
+from webflow.framework.windows import from_nhwc_dims, get_sequence, nhwc_dims, output_size
 from webflow.ops import array_ops, manip_ops
 from webflow.ops.convert import constant_value, convert_to_tensor
 from webflow.ops.registry import ShapeError, apply_op, op_scope, output_spec, register_gradient, register_op
@@ -263,20 +263,6 @@ def avg_pool_grad(orig_input_shape: Any, grad: Any, ksize: list, strides: list, 
 
 
 # --- Python wrappers: TensorFlow's names, signatures and defaults ---------------------------------------
-def _get_sequence(value: Any, n: int, channel_index: int, name: str) -> list:
-    """ksize/strides as 4 ints: an int or n values apply to the spatial dims, n + 2 values to all (as TF)."""
-    value = [value] if isinstance(value, int) else list(value)
-    if len(value) == n + 2:
-        return [int(v) for v in value]
-    if len(value) == 1:
-        value = value * n
-    elif len(value) != n:
-        raise ValueError(f"{name} should be of length 1, {n} or {n + 2}. Received: {name}={value} of length "
-                         f"{len(value)}")
-    value = [int(v) for v in value]
-    return [1, 1] + value if channel_index == 1 else [1] + value + [1]
-
-
 def _check_choice(op_type: str, attr: str, value: Any, allowed: tuple) -> None:
     if isinstance(value, (list, tuple)) and attr == "padding":
         raise NotImplementedError(f"{op_type}: explicit padding lists are not supported in webflow; "
@@ -297,8 +283,8 @@ def _pool(op_type: str, value: Any, ksize: Any, strides: Any, padding: Any, data
     _check_choice(op_type, "data_format", data_format,
                   ("NHWC", "NCHW", "NCHW_VECT_C") if max_pool else ("NHWC", "NCHW"))
     channel_index = 1 if data_format.startswith("NC") else 3
-    attrs = {"ksize": _get_sequence(ksize, 2, channel_index, "ksize"),
-             "strides": _get_sequence(strides, 2, channel_index, "strides"),
+    attrs = {"ksize": get_sequence(ksize, 2, channel_index, "ksize"),
+             "strides": get_sequence(strides, 2, channel_index, "strides"),
              "padding": padding, "data_format": data_format}
     if max_pool:
         attrs["explicit_paddings"] = []
@@ -315,7 +301,7 @@ def _one_of(input: Any, value: Any) -> Any:  # noqa: A002 - TensorFlow's argumen
 def max_pool(value: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",
              name: str | None = None, input: Any = None) -> Any:  # noqa: A002
     """TF1 `tf.nn.max_pool`: the max of each window of a 4-D NHWC (or NCHW) tensor; node "MaxPool"."""
-    ksize = _get_sequence(ksize, 2, 1 if (data_format or "NHWC").startswith("NC") else 3, "ksize")
+    ksize = get_sequence(ksize, 2, 1 if (data_format or "NHWC").startswith("NC") else 3, "ksize")
     if 0 in ksize:
         raise ValueError(f"`ksize` cannot be zero. Received: ksize={ksize}")
     return _pool("MaxPool", _one_of(input, value), ksize, strides, padding, data_format, name, "MaxPool")
@@ -347,8 +333,8 @@ def _pool1d(op_type: str, input: Any, ksize: Any, strides: Any, padding: str, da
     axis = 1 if data_format == "NWC" else 2
     with op_scope(name or default_name) as scope:
         image = manip_ops.expand_dims(input, axis)
-        pooled = _pool(op_type, image, [1] + _get_sequence(ksize, 1, channel_index, "ksize"),
-                       [1] + _get_sequence(strides, 1, channel_index, "strides"), padding,
+        pooled = _pool(op_type, image, [1] + get_sequence(ksize, 1, channel_index, "ksize"),
+                       [1] + get_sequence(strides, 1, channel_index, "strides"), padding,
                        "NHWC" if data_format == "NWC" else "NCHW", scope or None, default_name)
         return manip_ops.squeeze(pooled, [axis])
 

@@ -15,6 +15,10 @@ whose inputs are the tensor arguments and the captured tensors (variable handles
 Because it is an ordinary op, a GradientTape records it, and its gradient rule differentiates the
 traced graph (ops/functional_ops.py).
 
+Random ops follow TF2's seeds: a trace takes the global seed of the moment (`wf.random.set_seed`), its seedless
+random ops get op seeds 0, 1, 2 ...; each trace has its own random kernels, so later calls of one trace continue
+their streams while a new function, a retrace or a new `set_seed` starts again (framework/random_generators.py).
+
 Variables follow TF2's rule: only the trace for the first call may make them (lazily, `if self.v is None`); they
 are made eagerly, outside the graph (framework/init_scope.py, ops/lift_to_eager.py), and that first call is then
 traced again to use them. A variable made by any later trace is TensorFlow's ValueError.
@@ -124,6 +128,9 @@ class Function:
         self._tracing_count = 0
         self._initialized = False         # traced for a first call yet (the only trace that may make variables)
         self._created_variables = False   # whether that first trace made variables
+        # Set (to any object) to make every trace keep its random ops' streams in one table: keras's step
+        # functions, which tf_keras traces only once (framework/random_generators.py)
+        self.random_state_owner: Any = None
         functools.update_wrapper(self, python_function)
 
     @property
@@ -214,7 +221,8 @@ class Function:
 
     def _trace(self, arguments: list, leaves: list) -> ConcreteFunction:
         self._tracing_count += 1
-        graph = FuncGraph(self._name, None)
+        graph = FuncGraph(self._name, None)   # its seed: the global seed now, as TF's (framework/func_graph.py)
+        graph.random_state_owner = self.random_state_owner
         with graph.as_default():
             inputs = [graph.add_placeholder(*_placeholder_spec(leaf, name))
                       for leaf, name in zip(leaves, _leaf_names(arguments)) if _is_tensor_argument(leaf)]

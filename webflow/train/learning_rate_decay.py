@@ -36,6 +36,12 @@ def _check_step(global_step: Any, what: str) -> None:
         raise ValueError(f"global_step is required for {what}.")
 
 
+def _progress(global_step: Any, decay_steps: Any, dtype: Any, staircase: bool) -> Any:
+    """global_step / decay_steps in the learning rate's dtype, floored when `staircase` (steps in whole periods)."""
+    p = math_ops.truediv(math_ops.cast(global_step, dtype), math_ops.cast(decay_steps, dtype))
+    return _math.floor(p) if staircase else p
+
+
 @_schedule
 def exponential_decay(learning_rate: Any, global_step: Any, decay_steps: Any, decay_rate: Any,
                       staircase: bool = False, name: str | None = None) -> Any:
@@ -44,9 +50,7 @@ def exponential_decay(learning_rate: Any, global_step: Any, decay_steps: Any, de
     with name_scope(name, "ExponentialDecay") as scope:
         initial = convert_to_tensor(learning_rate, name="learning_rate")
         dtype = initial.dtype
-        p = math_ops.truediv(math_ops.cast(global_step, dtype), math_ops.cast(decay_steps, dtype))
-        if staircase:
-            p = _math.floor(p)
+        p = _progress(global_step, decay_steps, dtype, staircase)
         return math_ops.multiply(initial, _math.pow(math_ops.cast(decay_rate, dtype), p), name=scope or None)
 
 
@@ -58,9 +62,7 @@ def inverse_time_decay(learning_rate: Any, global_step: Any, decay_steps: Any, d
     with name_scope(name, "InverseTimeDecay") as scope:
         initial = convert_to_tensor(learning_rate, name="learning_rate")
         dtype = initial.dtype
-        p = math_ops.truediv(math_ops.cast(global_step, dtype), math_ops.cast(decay_steps, dtype))
-        if staircase:
-            p = _math.floor(p)
+        p = _progress(global_step, decay_steps, dtype, staircase)
         denominator = math_ops.add(math_ops.cast(1, dtype), math_ops.multiply(math_ops.cast(decay_rate, dtype), p))
         return math_ops.truediv(initial, denominator, name=scope or None)
 
@@ -73,9 +75,7 @@ def natural_exp_decay(learning_rate: Any, global_step: Any, decay_steps: Any, de
     with name_scope(name, "NaturalExpDecay") as scope:
         initial = convert_to_tensor(learning_rate, name="learning_rate")
         dtype = initial.dtype
-        p = math_ops.truediv(math_ops.cast(global_step, dtype), math_ops.cast(decay_steps, dtype))
-        if staircase:
-            p = _math.floor(p)
+        p = _progress(global_step, decay_steps, dtype, staircase)
         exponent = _math.exp(math_ops.multiply(math_ops.negative(math_ops.cast(decay_rate, dtype)), p))
         return math_ops.multiply(initial, exponent, name=scope or None)
 

@@ -12,13 +12,15 @@ files of checkpoints beyond `max_to_keep` (except one every `keep_checkpoint_eve
 Names in the checkpoint are the variables' op names (`dense/kernel`), as in TensorFlow, so either library
 restores what the other saved.
 
-Unlike TensorFlow's Saver this one builds no save/restore ops in the graph: `save` fetches the variables with
-`sess.run`, `restore` loads the values into the session's variables directly (RefVariable.load), so the
-`.meta` file (train/meta_graph_export.py: the GraphDef and every collection) has no SaverDef; TensorFlow's
-`import_meta_graph` then makes a new Saver for the variables of the `variables` collection. The `.meta` is left
-out, with a warning, when the GraphDef writer refuses one of the graph's ops (If, While ...).
-`Saver(saver_def=...)` (what `import_meta_graph` returns for TensorFlow's meta graphs) instead runs the graph's
-own SaveV2/RestoreV2 ops that the SaverDef names (train/saver_def.py).
+Like TensorFlow's Saver it builds its save/restore ops in the graph under `save/` (train/saver_graph.py:
+SaveV2, RestoreV2, one Assign per variable, `save/restore_all`), names them in `saver_def`, and `save`/`restore`
+run them with the prefix fed; `restore` first checks every key, dtype and shape against the checkpoint's index, so
+a failed restore changes no variable. Where NumPy is missing (Pyodide, whose bundle values are CArrays) or a
+variable is not a reference variable, it fetches and loads the values from Python instead (same files). The `.meta`
+(train/meta_graph_export.py: the GraphDef, every collection and the SaverDef) is left out, with a warning, when the
+GraphDef writer refuses one of the graph's ops (If, While ...).
+`Saver(saver_def=...)` (what `import_meta_graph` returns for a meta graph with a SaverDef) runs the graph's own
+ops that the SaverDef names (train/saver_def.py).
 """
 
 from __future__ import annotations
@@ -32,12 +34,8 @@ from typing import Any
 from webflow.framework import context, dtypes, errors
 from webflow.io import checkpoint_bundle, durable_file
 from webflow.ops import variables as variables_module
-from webflow.train import checkpoint_values, meta_graph_export
+from webflow.train import checkpoint_values, meta_graph_export, saver_checks, saver_graph
 from webflow.train import saver_def as saver_def_module
-
-_FAILED = ("Restoring from checkpoint failed. This is most likely due to a mismatch between the current graph "
-           "and the graph from the checkpoint. Please ensure that you have not altered the graph expected based "
-           "on the checkpoint. Original error:\n\n")
 
 
 def _op_name(variable: Any) -> str:
@@ -108,11 +106,11 @@ class Saver:
             var_list, allow_empty = [], True
         elif write_version != 2:
             raise NotImplementedError("webflow writes only the V2 checkpoint format (write_version=2)")
-        if var_list is None:
-            var_list = variables_module.global_variables()
-        self._var_list = _names_to_variables(var_list)
-        if not self._var_list and not allow_empty:
-            raise ValueError("No variables to save")
+        if defer_build and saver_def is not None:
+            raise ValueError("defer_build and saver_def cannot be both True.")
+        self._var_list_argument, self._allow_empty = var_list, allow_empty
+        self._var_list: dict = {}
+        self._name, self._sharded = name, sharded
         self._graph = context.get_default_graph()
         self._max_to_keep = max_to_keep
         self._keep_every = keep_checkpoint_every_n_hours
@@ -123,6 +121,11 @@ class Saver:
         self._save_relative_paths = save_relative_paths
         self._filename = filename
         self._reshape = reshape
+        self._is_built = False
+        if self.saver_def is not None:
+            self._is_built = True
+        elif not defer_build:
+            self.build()
 
     def as_saver_def(self) -> Any:
         """The SaverDef this Saver runs (None for webflow's own Saver, which builds no save/restore ops)."""
@@ -132,7 +135,29 @@ class Saver:
         return self.saver_def
 
     def build(self) -> None:
-        """Nothing to build: this Saver makes no ops (TF1 programs with defer_build=True call it)."""
+        """Adds TensorFlow's save/restore ops for the variables (train/saver_graph.py), once; with
+        `defer_build=True` the default var_list is the variables that exist when this is called."""
+        if self._is_built:
+            return
+        var_list = self._var_list_argument
+        if var_list is None:
+            var_list = variables_module.global_variables()
+        self._var_list = _names_to_variables(var_list)
+        if not self._var_list and not self._allow_empty:
+            raise ValueError("No variables to save")
+        self._is_built = True
+        if self._var_list and all(saver_graph.ref_tensor(v) is not None for v in self._var_list.values()):
+            with self._graph.as_default():
+                self.saver_def = saver_graph.build(self._var_list, self._name, self._sharded, self._reshape,
+                                                   self._filename, self._max_to_keep, self._keep_every)
+
+    def _check_built(self, doing: str) -> None:
+        if not self._is_built:
+            raise RuntimeError(f"`build()` should be called before {doing} if defer_build==True")
+
+    def _runs_graph_ops(self) -> bool:
+        """Whether save/restore run the graph's ops: they need NumPy (Pyodide without it saves from Python)."""
+        return self.saver_def is not None and (checkpoint_values.HAVE_NUMPY or not self._var_list)
 
     # --- bookkeeping of kept checkpoints ---
 
@@ -182,6 +207,7 @@ class Saver:
             latest_filename = "checkpoint"
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
+        self._check_built("save")
         save_path = os.fspath(save_path)
         if global_step is not None:
             if not isinstance(global_step, int):
@@ -192,7 +218,7 @@ class Saver:
         save_dir = os.path.dirname(save_path)
         if save_dir and not os.path.isdir(save_dir):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
-        if self.saver_def is not None:
+        if self._runs_graph_ops():
             prefix = saver_def_module.run_save(sess, self.saver_def, prefix)
         else:
             names = sorted(self._var_list)
@@ -232,33 +258,21 @@ class Saver:
         save_path = os.fspath(save_path)
         if not checkpoint_exists(save_path):
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
-        if self.saver_def is not None:
+        self._check_built("restore")
+        if self.saver_def is not None and not self._var_list:   # a graph's own SaverDef: its ops decide
             saver_def_module.run_restore(sess, self.saver_def, save_path)
             return
         reader = checkpoint_bundle.BundleReader(save_path)
-        loads = []
+        for name in sorted(self._var_list):   # all checked first: a failed restore changes no variable
+            saver_checks.check_restorable(reader, name, self._var_list[name], self._reshape)
+        if self._runs_graph_ops():
+            saver_def_module.run_restore(sess, self.saver_def, save_path)
+            return
         for name in sorted(self._var_list):
             variable = self._var_list[name]
-            if not reader.has_tensor(name):
-                raise errors.NotFoundError(None, None, f"{_FAILED}Key {name} not found in checkpoint")
-            stored_dtype = reader.dtype(name)
-            wanted = variable.dtype.base_dtype
-            if stored_dtype != wanted:
-                raise errors.InvalidArgumentError(
-                    None, None, f"{_FAILED}tensor_name = {name}; expected dtype {wanted.name} does not equal "
-                                f"original dtype {stored_dtype.name}")
             value = checkpoint_values.restored(reader, name)   # a CArray where NumPy is missing (Pyodide)
-            shape = variable.shape
-            if self._reshape and shape.is_fully_defined() and shape.num_elements() == value.size:
-                value = value.reshape(shape.as_list())   # reshape=True: same number of elements is enough
-            if not shape.is_compatible_with(value.shape):
-                lhs = "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
-                rhs = "[" + ",".join(str(d) for d in value.shape) + "]"
-                raise errors.InvalidArgumentError(
-                    None, None, f"{_FAILED}Assign requires shapes of both tensors to match. lhs shape= {lhs} "
-                                f"rhs shape= {rhs} (variable {name})")
-            loads.append((variable, value))
-        for variable, value in loads:   # all checked first: a failed restore changes no variable
+            if self._reshape and variable.shape.is_fully_defined():
+                value = value.reshape(variable.shape.as_list())
             variable.load(value, sess)
 
 

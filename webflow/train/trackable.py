@@ -34,9 +34,17 @@ def is_variable(value: Any) -> bool:
     return isinstance(value, VariableTypes)
 
 
+def lists_own_edges(value: Any) -> bool:
+    """Whether `value` names its edges itself, with `_checkpoint_children()` (a Keras model: tf_keras's
+    `layer_with_weights-0` ...; a Keras optimizer: `_variables`, `_iterations` ...)."""
+    return hasattr(value, "_checkpoint_children") and not isinstance(value, type)
+
+
 def is_trackable(value: Any) -> bool:
     """Whether assigning `value` to an attribute of an AutoTrackable makes an edge (TF's wrap_or_unwrap rule)."""
     if is_variable(value) or isinstance(value, (AutoTrackable, Optimizer, list, dict)):
+        return True
+    if lists_own_edges(value):
         return True
     return type(value) is tuple and any(is_trackable(item) for item in value)
 
@@ -81,7 +89,10 @@ class AutoTrackable:
 
 
 def children(value: Any) -> list:
-    """[(local name, child)] of one node of the object graph: an AutoTrackable's edges, a container's items."""
+    """[(local name, child)] of one node of the object graph: an AutoTrackable's edges, a container's items, or
+    the edges an object lists itself (`_checkpoint_children()`: a Keras model's `layer_with_weights-0` ...)."""
+    if lists_own_edges(value):
+        return value._checkpoint_children()
     if isinstance(value, AutoTrackable):
         return list(value._dependencies())
     if isinstance(value, Optimizer):

@@ -26,7 +26,15 @@
 #define STRIP_VECS 2
 #define STRIP_ROWS TILE_ROWS(STRIP_VECS)
 #define STRIP_COLUMNS (STRIP_VECS * LANES)
-#define K_BLOCK 256
+/* Rows of op(B) per block. Each block ends with every tile storing its sums to C and the next one loading them
+ * again (rows of C n floats apart: a page apart from n = 1024), so fewer, longer blocks pay: 1024 rows (a strip of
+ * 128 KB on AVX-512, read from L2) beat 256 (32 KB, in L1) from 512^2 up, and blocks small enough to keep
+ * A's block in L2 lost (benchmarks/FIGURES.md, "GEMM strips: the k-block"). The sums do not depend on it: each C
+ * element is summed over k in order, its partial sum stored and reloaded exactly. STRIPS_K_BLOCK: for measuring. */
+#ifndef STRIPS_K_BLOCK
+#define STRIPS_K_BLOCK 1024
+#endif
+#define K_BLOCK STRIPS_K_BLOCK
 #define IN_PLACE_TILES 4 /* up to this many tiles of rows read B's strips in place (strips_thread) */
 
 WF_EXPORT wf_size wf_gemm_strips_lanes(void) { return LANES; }
@@ -169,7 +177,9 @@ static inline wf_size tile_start(wf_size total, wf_size tiles, wf_size t) { retu
 static void strips_thread(void *context, wf_size thread) {
     strips_job *job = context;
     wf_size m = job->m, n = job->n, k = job->k, lda = job->lda;
-    float *strip = job->work + thread * wf_gemm_strips_workspace(m), *tail = strip + K_BLOCK * STRIP_COLUMNS;
+    /* The partial strip's sums first, then the strip, which uses min(k, K_BLOCK) of its rows: a caller that sized
+     * `work` for the smaller blocks of old (tests/pyodide/kernel_cases_strips.py) still holds a short k's strip. */
+    float *tail = job->work + thread * wf_gemm_strips_workspace(m), *strip = tail + m * STRIP_COLUMNS;
     wf_size strips = (n + STRIP_COLUMNS - 1) / STRIP_COLUMNS;
     wf_size units = (strips + job->strips_per_unit - 1) / job->strips_per_unit;
     for (wf_size u = wf_next_unit(&job->next); u < units; u = wf_next_unit(&job->next)) {

@@ -1,7 +1,9 @@
-/* softmax_rows.c: float32 Softmax along the last axis of a large tensor, its rows shared out over threads.
+/* softmax_rows.c: float32 Softmax and LogSoftmax along the last axis of a large tensor, rows shared out over threads.
  *
- * Export (x and y contiguous [rows, classes]; runs on `threads` threads, wf_run_parallel in parallel.c):
- *   void wf_softmax_rows_f32(x, y, rows, classes, threads)   y = exp(x - max) * (1 / sum exp(x - max)), per row
+ * Exports (x and y contiguous [rows, classes]; run on `threads` threads, wf_run_parallel in parallel.c):
+ *   void wf_softmax_rows_f32(x, y, rows, classes, threads)       y = exp(x - max) * (1 / sum exp(x - max)), per row
+ *   void wf_log_softmax_rows_f32(x, y, rows, classes, threads)   y = (x - max) - log(sum exp(x - max)), per row
+ *        (the exps go into y first, as scratch; then y is overwritten while the row is still in L1)
  *
  * Why a second softmax kernel: softmax.c's runs one row after another on one thread, with a scalar maximum
  * (NaN-aware, which the compiler cannot vectorize), and NumPy makes four passes over memory with a temporary;
@@ -22,7 +24,24 @@ typedef struct {
     const float *x;
     float *y;
     wf_size rows, classes, rows_per_unit, next;
+    int log_softmax; /* LogSoftmax (else Softmax) */
 } softmax_job;
+
+static void softmax_row(const float *x, float *y, wf_size n) {
+    float scale = 1.0f / shifted_exp(x, y, n, row_max(x, n));
+    wf_size i = 0;
+    for (; i + LANES <= n; i += LANES) store(y + i, load(y + i) * scale);
+    for (; i < n; ++i) y[i] *= scale;
+}
+
+/* NumPy's order of operations (nn_ops.log_softmax_kernel): (x - max) first, then minus the log of the sum. */
+static void log_softmax_row(const float *x, float *y, wf_size n) {
+    float shift = row_max(x, n);
+    float log_sum = wf_scalar_log_f32(shifted_exp(x, y, n, shift));
+    wf_size i = 0;
+    for (; i + LANES <= n; i += LANES) store(y + i, (load(x + i) - shift) - log_sum);
+    for (; i < n; ++i) y[i] = (x[i] - shift) - log_sum;
+}
 
 static void softmax_rows_thread(void *context, wf_size thread) {
     softmax_job *job = context;
@@ -31,19 +50,23 @@ static void softmax_rows_thread(void *context, wf_size thread) {
     for (wf_size u = wf_next_unit(&job->next); u < units; u = wf_next_unit(&job->next)) {
         wf_size last = WF_MIN(job->rows, (u + 1) * job->rows_per_unit);
         for (wf_size r = u * job->rows_per_unit; r < last; ++r) {
-            const float *x = job->x + r * n;
-            float *y = job->y + r * n;
-            float scale = 1.0f / shifted_exp(x, y, n, row_max(x, n));
-            wf_size i = 0;
-            for (; i + LANES <= n; i += LANES) store(y + i, load(y + i) * scale);
-            for (; i < n; ++i) y[i] *= scale;
+            if (job->log_softmax) log_softmax_row(job->x + r * n, job->y + r * n, n);
+            else softmax_row(job->x + r * n, job->y + r * n, n);
         }
     }
 }
 
-WF_EXPORT void wf_softmax_rows_f32(const float *x, float *y, wf_size rows, wf_size classes, wf_size threads) {
+static void rows_kernel(const float *x, float *y, wf_size rows, wf_size classes, wf_size threads, int log_softmax) {
     if (rows <= 0 || classes <= 0) return;
     wf_size per_unit = WF_MAX(1, UNIT_ELEMENTS / classes);
-    softmax_job job = {x, y, rows, classes, per_unit, 0};
+    softmax_job job = {x, y, rows, classes, per_unit, 0, log_softmax};
     wf_run_parallel(softmax_rows_thread, &job, WF_MIN(threads, (rows + per_unit - 1) / per_unit));
+}
+
+WF_EXPORT void wf_softmax_rows_f32(const float *x, float *y, wf_size rows, wf_size classes, wf_size threads) {
+    rows_kernel(x, y, rows, classes, threads, 0);
+}
+
+WF_EXPORT void wf_log_softmax_rows_f32(const float *x, float *y, wf_size rows, wf_size classes, wf_size threads) {
+    rows_kernel(x, y, rows, classes, threads, 1);
 }

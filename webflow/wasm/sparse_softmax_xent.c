@@ -12,8 +12,9 @@
  * kernel is scalar in its maximum and 8 lanes wide in its exp. Here each row is read from memory once: a vector
  * maximum, then exp and its sum in one pass that writes the row of backprop, then one multiply by the sum's
  * reciprocal while that row is still in L1/L2 (as softmax_rows.c does; TensorFlow's kernel divides, which gives
- * the same value within an ulp). The exp is vector_math.h's (its reduction, polynomial and two-step scaling, whose
- * error its tests bound) on register_tiles.h's 64-byte vectors in the avx512 build.
+ * the same value within an ulp). The exp is vector_math.h's one definition (WF_DEFINE_EXP_F32: its reduction and
+ * polynomial, whose error its tests bound; vscalefps for the 2^n in the avx512 build) on register_tiles.h's
+ * 64-byte vectors in the avx512 build; softmax_row.h prefetches the next row while this one's exp runs.
  * A NaN in a row makes its loss and backprop NaN (the maximum skips it, its exp is NaN, and so the sum), as
  * NumPy's kernel does. Each row is one thread's work, in order: the result does not depend on the threads.
  */

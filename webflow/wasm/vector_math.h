@@ -6,8 +6,9 @@
  *
  *   exp(x): x = n ln2 + r with |r| <= ln2/2 (Cody-Waite: ln2 split in a short high part, so n*hi is
  *           exact), exp(r) = 1 + r + r^2 P(r) with P a degree-4 polynomial we fitted (near-minimax,
- *           relative error 3e-9 on the interval), then multiply by 2^n built from bits, in two halves
- *           so that 2^128 overflows to inf and 2^-149 comes out as a subnormal, as IEEE wants.
+ *           relative error 3e-9 on the interval), then multiply by 2^n (AVX-512: vscalefps; else built
+ *           from bits, in two halves) so that 2^128 overflows to inf and 2^-149 comes out as a subnormal,
+ *           as IEEE wants. One definition (WF_DEFINE_EXP_F32) serves every vector width.
  *   log(x): x = 2^k m with m in [sqrt(1/2), sqrt(2)), f = m - 1, s = f / (2 + f):
  *           log(1 + f) = 2 atanh(s) = f - f^2/2 + s (f^2/2 + R(s^2)), R = 2s^2/3 + 2s^4/5 + ... (Taylor,
  *           |s| <= 0.172 so four terms reach float precision); subnormals are scaled by 2^23 first.
@@ -68,25 +69,105 @@ static inline double wf_min_f64(double a, double b) { return a != a ? a : (b != 
 #define WF_LN2_LO_F (-2.12194440e-4f) /* ln 2 - WF_LN2_HI_F */
 #define WF_ROUND_MAGIC_F 12582912.0f  /* 1.5 * 2^23: adding it rounds a float to an integer, in the low bits */
 
-static inline wf_f32v wf_exp_f32v(wf_f32v x) {
-    /* Clamp so 2^n stays representable in two halves; NaN is put back at the end. */
-    wf_f32v xc = wf_select_f32v(x < -104.0f, wf_splat_f32v(-104.0f), x);
-    xc = wf_select_f32v(xc > 89.0f, wf_splat_f32v(89.0f), xc);
-    wf_f32v t = xc * 1.44269504088896341f + WF_ROUND_MAGIC_F;
-    wf_i32v n = (wf_i32v)t - 0x4B400000;          /* round(x / ln2) as an integer */
-    wf_f32v nf = t - WF_ROUND_MAGIC_F;            /* ... and as a float */
-    wf_f32v r = (xc - nf * WF_LN2_HI_F) - nf * WF_LN2_LO_F;
-    wf_f32v p = wf_splat_f32v(1.3814610429108143e-3f);
-    p = p * r + 8.368710055947304e-3f;
-    p = p * r + 4.166838899254799e-2f;
-    p = p * r + 1.666652113199234e-1f;
-    p = p * r + 4.999999403953552e-1f;
-    p = 1.0f + (r + (r * r) * p);
-    wf_i32v n1 = n >> 1, n2 = n - (n >> 1);
-    wf_f32v result = p * (wf_f32v)((n1 + 127) << 23) * (wf_f32v)((n2 + 127) << 23);
-    result = wf_select_f32v(x < -104.0f, wf_splat_f32v(0.0f), result); /* exp(-104) < half the least subnormal */
-    return wf_select_f32v(x != x, x, result);
+/* exp's two width-dependent steps, for float32 vectors of 16, 32 and 64 bytes (the 64-byte ones are
+ * register_tiles.h's in the avx512 build; softmax_row.h runs exp on them):
+ *   wf_larger_f32(a, b) = a > b ? a : b, and wf_smaller_f32(a, b) = a < b ? a : b, lane by lane. A NaN in a gives
+ *       b, a NaN in b gives b (a comparison with NaN is false): x86's maxps / minps, one instruction with AVX.
+ *   wf_times_pow2_f32(p, nf, n) = p * 2^n, n a whole number (nf as floats, n as int32), rounded once; n may
+ *       reach -150 (a subnormal or zero result) and +128 (inf). AVX-512 has it as one instruction (vscalefps);
+ *       elsewhere 2^n is built from exponent bits in two halves (one power of two alone would leave the float
+ *       range), and p * 2^(n/2) * 2^(n - n/2) rounds only at the second multiply: the same bits.
+ * _Generic picks the version for the vector's width. */
+typedef float wf_f32x8 __attribute__((vector_size(32)));
+typedef float wf_f32x16 __attribute__((vector_size(64)));
+typedef int32_t wf_i32x8 __attribute__((vector_size(32)));
+typedef int32_t wf_i32x16 __attribute__((vector_size(64)));
+
+#define WF_PORTABLE_EXP_STEPS(W, VT, IT)                                                                      \
+    static inline VT wf_larger_portable_##W(VT a, VT b) {                                                     \
+        IT pick_a = a > b;                                                                                    \
+        return (VT)((pick_a & (IT)a) | (~pick_a & (IT)b));                                                    \
+    }                                                                                                         \
+    static inline VT wf_smaller_portable_##W(VT a, VT b) {                                                    \
+        IT pick_a = a < b;                                                                                    \
+        return (VT)((pick_a & (IT)a) | (~pick_a & (IT)b));                                                    \
+    }                                                                                                         \
+    static inline VT wf_times_pow2_portable_##W(VT p, VT nf, IT n) {                                          \
+        (void)nf;                                                                                             \
+        IT half = n >> 1, rest = n - (n >> 1);                                                                \
+        return p * (VT)((half + 127) << 23) * (VT)((rest + 127) << 23);                                       \
+    }
+WF_PORTABLE_EXP_STEPS(x4, f32x4, i32x4)
+
+/* Wider vectors exist only in builds for CPUs that have them (a function on them elsewhere would change the
+ * ABI: GCC's -Wpsabi). The AVX-512 instructions come through the compiler's builtins (no <immintrin.h>: see
+ * webflow_kernels.h); GCC's 512-bit maxps / minps take a merge source, a mask and a rounding mode, clang's only
+ * the rounding mode. */
+#if defined(__AVX__)
+WF_PORTABLE_EXP_STEPS(x8, wf_f32x8, wf_i32x8)
+static inline wf_f32x8 wf_larger_x8(wf_f32x8 a, wf_f32x8 b) { return __builtin_ia32_maxps256(a, b); }
+static inline wf_f32x8 wf_smaller_x8(wf_f32x8 a, wf_f32x8 b) { return __builtin_ia32_minps256(a, b); }
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+static inline wf_f32x8 wf_times_pow2_x8(wf_f32x8 p, wf_f32x8 nf, wf_i32x8 n) {
+    (void)n;
+    return __builtin_ia32_scalefps256_mask(p, nf, p, (unsigned char)0xff);
 }
+#else
+#define wf_times_pow2_x8 wf_times_pow2_portable_x8
+#endif
+#define WF_X8_CASE(stem) , wf_f32x8: stem##_x8
+#else
+#define WF_X8_CASE(stem)
+#endif
+
+#if defined(__AVX512F__)
+#define WF_ALL_LANES ((unsigned short)0xffff)
+#define WF_CURRENT_ROUNDING 4 /* _MM_FROUND_CUR_DIRECTION */
+#if defined(__clang__)
+#define WF_MAXPS512(a, b) __builtin_ia32_maxps512((a), (b), WF_CURRENT_ROUNDING)
+#define WF_MINPS512(a, b) __builtin_ia32_minps512((a), (b), WF_CURRENT_ROUNDING)
+#else
+#define WF_MAXPS512(a, b) __builtin_ia32_maxps512_mask((a), (b), (a), WF_ALL_LANES, WF_CURRENT_ROUNDING)
+#define WF_MINPS512(a, b) __builtin_ia32_minps512_mask((a), (b), (a), WF_ALL_LANES, WF_CURRENT_ROUNDING)
+#endif
+static inline wf_f32x16 wf_larger_x16(wf_f32x16 a, wf_f32x16 b) { return WF_MAXPS512(a, b); }
+static inline wf_f32x16 wf_smaller_x16(wf_f32x16 a, wf_f32x16 b) { return WF_MINPS512(a, b); }
+static inline wf_f32x16 wf_times_pow2_x16(wf_f32x16 p, wf_f32x16 nf, wf_i32x16 n) {
+    (void)n;
+    return __builtin_ia32_scalefps512_mask(p, nf, p, WF_ALL_LANES, WF_CURRENT_ROUNDING);
+}
+#define WF_X16_CASE(stem) , wf_f32x16: stem##_x16
+#else
+#define WF_X16_CASE(stem)
+#endif
+
+#define WF_BY_WIDTH(stem, x) _Generic((x), f32x4: stem##_portable_x4 WF_X8_CASE(stem) WF_X16_CASE(stem))
+#define wf_larger_f32(a, b) WF_BY_WIDTH(wf_larger, a)((a), (b))
+#define wf_smaller_f32(a, b) WF_BY_WIDTH(wf_smaller, a)((a), (b))
+#define wf_times_pow2_f32(p, nf, n) WF_BY_WIDTH(wf_times_pow2, p)((p), (nf), (n))
+
+/* exp(x) on float32 vectors of type VT (IT: int32 lanes of its width), as a function `name`: ONE definition that
+ * vector_math.h instantiates for wf_f32v (wf_exp_f32v) and softmax_row.h for register_tiles.h's wider vectors.
+ * Clamped to [-104, 89] first, so that round(x / ln2) fits the scaling (and 2^n is exact): exp(-104) is below
+ * half the least subnormal and rounds to 0, exp(89) overflows to inf, as the true values do. NaN stays NaN
+ * through the clamp and the arithmetic. NONPOSITIVE (a constant): the caller's x is never above 0 (a softmax
+ * row minus its maximum), so the upper clamp is left out (one instruction of ~18 per vector). */
+#define WF_DEFINE_EXP_F32(name, VT, IT, NONPOSITIVE)                                                          \
+    static inline VT name(VT x) {                                                                             \
+        VT xc = wf_larger_f32((VT){0} - 104.0f, x);                                                           \
+        if (!(NONPOSITIVE)) xc = wf_smaller_f32((VT){0} + 89.0f, xc);                                         \
+        VT t = xc * 1.44269504088896341f + WF_ROUND_MAGIC_F;                                                  \
+        VT nf = t - WF_ROUND_MAGIC_F;                      /* round(x / ln2) as a float ... */                \
+        IT n = (IT)t - 0x4B400000;                         /* ... and as an integer (the magic's low bits) */ \
+        VT r = (xc - nf * WF_LN2_HI_F) - nf * WF_LN2_LO_F;                                                    \
+        VT p = r * 1.3814610429108143e-3f + 8.368710055947304e-3f;                                            \
+        p = p * r + 4.166838899254799e-2f;                                                                    \
+        p = p * r + 1.666652113199234e-1f;                                                                    \
+        p = p * r + 4.999999403953552e-1f;                                                                    \
+        p = 1.0f + (r + (r * r) * p);                                                                         \
+        return wf_times_pow2_f32(p, nf, n);                                                                   \
+    }
+WF_DEFINE_EXP_F32(wf_exp_f32v, wf_f32v, wf_i32v, 0)
 
 static inline wf_f32v wf_log_f32v(wf_f32v x) {
     wf_i32v subnormal = x < 1.17549435e-38f;      /* (also true for 0 and negatives: fixed below) */

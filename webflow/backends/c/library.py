@@ -77,6 +77,8 @@ def declare(name: str, argtypes: list[Any], restype: Any = VOID) -> None:
 
 
 declare("wf_parallel_workers", [], SIZE)  # worker threads the library has started (wasm/parallel.c; tests)
+# [jobs posted to workers, taken back unstarted, crowded decisions] so far (wasm/parallel.c; benchmarks, tests)
+declare("wf_parallel_counts", [PTR], VOID)
 
 
 def declared() -> list[str]:

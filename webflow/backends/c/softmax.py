@@ -6,8 +6,9 @@ All arrays are contiguous [rows, classes]; <t> is f32 or f64.
     wf_log_softmax_grad_<t>(grad, log_softmax, out, rows, classes)   dx = g - sum(g) exp(y)
     wf_softmax_xent_<t>(logits, labels, labels_row_stride, loss, backprop, rows, classes)
     wf_sparse_xent_<t>_<i32|i64>(logits, labels, loss, backprop, rows, classes) -> 0, or 1 + row of a bad label
-And a float32 Softmax whose rows are shared out over threads (webflow/wasm/softmax_rows.c):
+And float32 Softmax and LogSoftmax whose rows are shared out over threads (webflow/wasm/softmax_rows.c):
     wf_softmax_rows_f32(logits, out, rows, classes, threads)
+    wf_log_softmax_rows_f32(logits, out, rows, classes, threads)
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ for _suffix in ("f32", "f64"):
     for _labels in ("i32", "i64"):
         declare(f"wf_sparse_xent_{_suffix}_{_labels}", [PTR, PTR, PTR, PTR, SIZE, SIZE], SIZE)
 declare("wf_softmax_rows_f32", [PTR, PTR, SIZE, SIZE, SIZE], VOID)
+declare("wf_log_softmax_rows_f32", [PTR, PTR, SIZE, SIZE, SIZE], VOID)
 
 
 # --- softmax and cross-entropy: rows x classes --------------------------------------------------------
@@ -61,29 +63,37 @@ def _rows_op(stem: str) -> Any:
     return adapter
 
 
-# Float32 Softmax from ROWS_MIN elements runs softmax_rows.c: one pass per row while it is in L1, on every thread
-# (NumPy makes four passes on one). Other dtypes and smaller sizes: NumPy (its exp beats softmax.c's
+# Float32 Softmax and LogSoftmax from ROWS_MIN elements run softmax_rows.c: one pass per row while it is in L1, on
+# every thread (NumPy makes four passes on one). Other dtypes and smaller sizes: NumPy (its exp beats softmax.c's
 # single-threaded kernel), unless the C backend is forced or NumPy is absent. Figures: benchmarks/FIGURES.md,
-# "Size sweep under load".
+# "Size sweep under load" and "One-thread Softmax".
 ROWS_MIN = 1 << 14
-_softmax_one_thread = _rows_op("softmax")
+_one_thread = {"softmax": _rows_op("softmax"), "log_softmax": _rows_op("log_softmax")}
+
+
+def _rows_kernel(stem: str, logits: Any) -> Any:
+    """wf_<stem>_rows_f32 (float32, from ROWS_MIN elements) or softmax.c's wf_<stem>_<t> over the last axis."""
+    if logits.dtype.name != "float32" or logits.ndim < 1 or logits.size < ROWS_MIN:
+        if HAVE_NUMPY and selection.automatic():
+            raise Unsupported("NumPy's kernel")
+        return _one_thread[stem](logits)
+    logits = contiguous(logits)
+    out = empty_like(logits)
+    classes = logits.shape[-1]
+    fn(f"wf_{stem}_rows_f32")(ptr(logits), ptr(out), logits.size // classes, classes, parallel.threads())
+    return out
 
 
 @c_kernel(min_size=ROWS_MIN)
 def softmax(logits: Any) -> Any:
     """wf_softmax_rows_f32 (float32, from ROWS_MIN elements) or wf_softmax_<t> over the last axis."""
-    if logits.dtype.name != "float32" or logits.ndim < 1 or logits.size < ROWS_MIN:
-        if HAVE_NUMPY and selection.automatic():
-            raise Unsupported("NumPy's kernel")
-        return _softmax_one_thread(logits)
-    logits = contiguous(logits)
-    out = empty_like(logits)
-    classes = logits.shape[-1]
-    fn("wf_softmax_rows_f32")(ptr(logits), ptr(out), logits.size // classes, classes, parallel.threads())
-    return out
+    return _rows_kernel("softmax", logits)
 
 
-log_softmax = c_kernel()(_rows_op("log_softmax"))  # (NumPy unless forced: softmax.c's is single-threaded)
+@c_kernel(min_size=ROWS_MIN)
+def log_softmax(logits: Any) -> Any:
+    """wf_log_softmax_rows_f32 (float32, from ROWS_MIN elements) or wf_log_softmax_<t> over the last axis."""
+    return _rows_kernel("log_softmax", logits)
 
 
 @c_kernel()
