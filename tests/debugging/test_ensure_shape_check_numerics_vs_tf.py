@@ -1,6 +1,8 @@
-"""TF2 `tf.ensure_shape` (eagerly and in a wf.function) and `tf.debugging.enable_check_numerics` against TensorFlow
-2.21: the same case source runs under both (cases_driver.py, one subprocess each) and must raise the same error class
-with the same text, or print the same characters. TF1 graphs: tests/tf1_programs/ensure_shape.py.
+"""TF2 `tf.ensure_shape` (eagerly and in a wf.function), `tf.debugging.enable_check_numerics` and the eager
+`tf.debugging.check_numerics` op (an InvalidArgumentError with TensorFlow's kernel text, "x : Tensor had NaN values
+[Op:CheckNumerics]", not a Python error wrapped in one) against TensorFlow 2.21: the same case source runs under
+both (cases_driver.py, one subprocess each) and must raise the same error class with the same text, or print the
+same characters. TF1 graphs: tests/tf1_programs/ensure_shape.py and tests/test_run_time_messages.py.
 
 Eager errors are compared without what TensorFlow wraps around every eager kernel error and webflow does not write:
 the "{{function_node __wrapped__<Op>_device_/job:localhost/...}} " before the text and the " name: <name>" after
@@ -58,8 +60,23 @@ CHECK_NUMERICS = {
                 "    except tf.errors.InvalidArgumentError as e:\n"
                 "        raise RuntimeError(lines_from(e.message, '!!!', 6))\n" + OFF,
 }
+CHECK_NUMERICS_OP = {
+    "nan": "tf.debugging.check_numerics(tf.constant([1.0, float('nan'), 2.0]), 'bad value')",
+    "inf": "tf.debugging.check_numerics(tf.constant([float('inf'), 1.0]), 'bad value')",
+    "minus_inf_and_nan": "tf.debugging.check_numerics(tf.constant([-float('inf'), float('nan')]), 'both')",
+    "float64": "tf.debugging.check_numerics(tf.constant([1.0, float('nan')], tf.float64), 'm')",
+    "float16": "tf.debugging.check_numerics(tf.constant([65504.0, float('inf')], tf.float16), 'half')",
+    "named": "tf.debugging.check_numerics(tf.math.log(tf.constant([-1.0])), 'log of x', name='checked')",
+    "zero_over_zero": "tf.debugging.check_numerics(tf.constant([0.0]) / tf.constant([0.0]), 'ratio')",
+    "finite_holds": "print(tf.debugging.check_numerics(tf.constant([1.0, -2.0]), 'fine').numpy())",
+    "gradient": "v = tf.constant([0.0, 1.0])\nwith tf.GradientTape() as tape:\n    tape.watch(v)\n"
+                "    r = tf.debugging.check_numerics(tf.sqrt(v), 'root')\nprint(tape.gradient(r, v).numpy())",
+    "caught_as_op_error": "try:\n    tf.debugging.check_numerics(tf.constant([float('nan')]), 'x')\n"
+                          "except tf.errors.OpError as e:\n    print(type(e).__name__, e.op, e.node_def)",
+}
 CASES = {**{f"ensure_shape_{k}": v for k, v in ENSURE_SHAPE.items()},
-         **{f"check_numerics_{k}": v for k, v in CHECK_NUMERICS.items()}}
+         **{f"check_numerics_{k}": v for k, v in CHECK_NUMERICS.items()},
+         **{f"check_numerics_op_{k}": v for k, v in CHECK_NUMERICS_OP.items()}}
 
 
 def _without_wrapping(outcome: dict) -> dict:
@@ -83,6 +100,6 @@ def outcomes() -> dict:
 @pytest.mark.parametrize("case", list(CASES))
 def test_same_as_tensorflow(case: str, outcomes: dict) -> None:
     theirs, mine = _without_wrapping(outcomes["tensorflow"][case]), _without_wrapping(outcomes["webflow"][case])
-    expected_to_pass = case.endswith(("holds", "passes", "gradient", "static_shape"))
+    expected_to_pass = case.endswith(("holds", "passes", "gradient", "static_shape", "op_error"))
     assert (theirs["outcome"] == ["ok"]) == expected_to_pass, f"{case}: TensorFlow's outcome is not the expected one"
     assert mine == theirs

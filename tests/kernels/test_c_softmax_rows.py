@@ -21,18 +21,19 @@ RNG = np.random.default_rng(11)
 SHAPES = [(1, 1), (3, 1), (4, 7), (5, 16), (2, 33), (64, 10), (3, 1000), (40, 1025), (1024, 64), (2, 20000)]
 
 
-def rows_softmax(x: np.ndarray, threads: int) -> np.ndarray:
+def _rows(kernel: str, x: np.ndarray, threads: int) -> np.ndarray:
     out = np.full_like(x, 99)
     classes = x.shape[-1]
-    c.function("wf_softmax_rows_f32")(c.address(x), c.address(out), x.size // classes, classes, threads)
+    c.function(kernel)(c.address(x), c.address(out), x.size // classes, classes, threads)
     return out
+
+
+def rows_softmax(x: np.ndarray, threads: int) -> np.ndarray:
+    return _rows("wf_softmax_rows_f32", x, threads)
 
 
 def rows_log_softmax(x: np.ndarray, threads: int) -> np.ndarray:
-    out = np.full_like(x, 99)
-    classes = x.shape[-1]
-    c.function("wf_log_softmax_rows_f32")(c.address(x), c.address(out), x.size // classes, classes, threads)
-    return out
+    return _rows("wf_log_softmax_rows_f32", x, threads)
 
 
 def log_oracle(x: np.ndarray) -> np.ndarray:
@@ -49,22 +50,19 @@ def oracle(x: np.ndarray) -> np.ndarray:
         return e / e.sum(axis=-1, keepdims=True)
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-def test_matches_float64_and_gives_one_threads_bits(shape):
-    x = (RNG.standard_normal(shape) * 8).astype(np.float32)
-    one = rows_softmax(x, 1)
-    np.testing.assert_allclose(one, oracle(x), rtol=3e-6, atol=1e-8)
-    for threads in (2, 3):
-        np.testing.assert_array_equal(rows_softmax(x, threads), one)
+# (kernel, float64 oracle, rtol, atol)
+KINDS = {"softmax": (rows_softmax, oracle, 3e-6, 1e-8), "log_softmax": (rows_log_softmax, log_oracle, 1e-6, 1e-6)}
 
 
+@pytest.mark.parametrize("kind", list(KINDS))
 @pytest.mark.parametrize("shape", SHAPES)
-def test_log_softmax_matches_float64_and_gives_one_threads_bits(shape):
+def test_matches_float64_and_gives_one_threads_bits(shape, kind):
+    kernel, expected, rtol, atol = KINDS[kind]
     x = (RNG.standard_normal(shape) * 8).astype(np.float32)
-    one = rows_log_softmax(x, 1)
-    np.testing.assert_allclose(one, log_oracle(x), rtol=1e-6, atol=1e-6)
+    one = kernel(x, 1)
+    np.testing.assert_allclose(one, expected(x), rtol=rtol, atol=atol)
     for threads in (2, 3):
-        np.testing.assert_array_equal(rows_log_softmax(x, threads), one)
+        np.testing.assert_array_equal(kernel(x, threads), one)
 
 
 def test_log_softmax_rows_with_nan_and_infinities_are_numpys():

@@ -98,6 +98,15 @@ def _embedding_weights(column: EmbeddingColumn, trainable: bool, collections: An
                         collections=collections)
 
 
+def _table(column: Any, trainable: bool, collections: Any) -> Any:
+    """The embedding table `column` reads (made in the current variable scope), or None if it has none."""
+    if hasattr(column, "embedding_weights"):   # shared embeddings (shared.py): the table they share
+        return column.embedding_weights(trainable, collections)
+    if isinstance(column, EmbeddingColumn):
+        return _embedding_weights(column, trainable, collections)
+    return None
+
+
 def check_columns(columns: list) -> None:
     """TF's checks on the columns of input_layer / DenseFeatures: some, all dense, names unique."""
     if not columns:
@@ -134,18 +143,13 @@ def dense_output(features: dict, feature_columns: Any, scope_name: str, weight_c
         for column in sorted(columns, key=lambda c: c.name):
             with variable_scope(None, default_name=getattr(column, "var_scope_name", column.name)):
                 check_not_sequence(column)
-                if hasattr(column, "embedding_weights"):   # shared embeddings (shared.py): the table they share
-                    weights = column.embedding_weights(trainable, collections)
-                    if cols_to_vars is not None:
-                        cols_to_vars[column] = [weights]
-                    tensor = column.dense_tensor(features, weights)
-                elif isinstance(column, EmbeddingColumn):
-                    weights = _embedding_weights(column, trainable, collections)
-                    if cols_to_vars is not None:
-                        cols_to_vars[column] = [weights]
-                    tensor = column.dense_tensor(features, weights)
-                else:
+                weights = _table(column, trainable, collections)
+                if weights is None:
                     tensor = column.dense_tensor(features)
+                else:
+                    if cols_to_vars is not None:
+                        cols_to_vars[column] = [weights]
+                    tensor = column.dense_tensor(features, weights)
                 if cols_to_output_tensors is not None:
                     cols_to_output_tensors[column] = tensor
                 outputs.append(tensor)

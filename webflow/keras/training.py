@@ -264,7 +264,8 @@ class _Batches:
         self.size = _length(x)
         # tf_keras's default batch: 32, or the data spread evenly over `steps` batches
         self.batch_size = batch_size or (math.ceil(self.size / int(steps)) if steps else 32)
-        self.arrays = _flatten(x) + _flatten(y)
+        x_arrays = _flatten(x)
+        self.arrays, self.x_array_count = x_arrays + _flatten(y), len(x_arrays)   # x's arrays first, then y's
         self.order = DataOrder(self.size, self.batch_size, shuffle, len(self.arrays), epochs)
         self.steps = int(steps) if steps else self.order.batch_count()
         self.stream: Any = None   # one pass over all epochs' batches, as tf_keras's one iterator
@@ -275,13 +276,12 @@ class _Batches:
             return
         if self.stream is None:
             self.stream = self.order.batches()
-        split = len(_flatten(self.x))
         for _ in range(self.steps):
             indices = next(self.stream, _END)
             if indices is _END:   # steps_per_epoch beyond the data: tf_keras's input "ran out of data"
                 return
             taken = [array[index] for array, index in zip(self.arrays, indices)]
-            yield _pack(self.x, taken[:split]), _pack(self.y, taken[split:])
+            yield _pack(self.x, taken[:self.x_array_count]), _pack(self.y, taken[self.x_array_count:])
 
     def _dataset_epoch(self) -> Any:
         if not self.persistent or self.iterator is None:

@@ -177,8 +177,7 @@ static inline wf_size tile_start(wf_size total, wf_size tiles, wf_size t) { retu
 static void strips_thread(void *context, wf_size thread) {
     strips_job *job = context;
     wf_size m = job->m, n = job->n, k = job->k, lda = job->lda;
-    /* The partial strip's sums first, then the strip, which uses min(k, K_BLOCK) of its rows: a caller that sized
-     * `work` for the smaller blocks of old (tests/pyodide/kernel_cases_strips.py) still holds a short k's strip. */
+    /* This thread's workspace: the partial strip's m x STRIP_COLUMNS sums, then the packed strip (K_BLOCK rows). */
     float *tail = job->work + thread * wf_gemm_strips_workspace(m), *strip = tail + m * STRIP_COLUMNS;
     wf_size strips = (n + STRIP_COLUMNS - 1) / STRIP_COLUMNS;
     wf_size units = (strips + job->strips_per_unit - 1) / job->strips_per_unit;
