@@ -30,7 +30,8 @@ $(VENV)/.installed: pyproject.toml
 $(TF_VENV)/.installed:
 	$(PYTHON) -m venv $(TF_VENV)
 	$(TF_VENV)/bin/python -m pip install -q --upgrade pip
-	$(TF_VENV)/bin/python -m pip install -q tensorflow-cpu tf-keras numpy tensorboard
+	# pinned: the oracle's numbers are what the comparison tests' tolerances were measured against
+	$(TF_VENV)/bin/python -m pip install -q tensorflow-cpu==2.21.0 tf-keras==2.21.0 numpy tensorboard
 	touch $@
 
 $(TORCH_VENV)/.installed:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -46,6 +47,7 @@ CASES = {
     "non_negative": D + "assert_non_negative(x - 2)",
     "non_positive": D + "assert_non_positive(x)",
     "near_holds": D + "assert_near(x, x + 1e-7)",
+    "near": D + "assert_near(x, y)",
     # ranks, types, shapes
     "rank": D + "assert_rank(x, 2)",
     "rank_message": "tf.assert_rank(x, 2, message='m')",
@@ -83,11 +85,16 @@ CASES = {
                          "f(x)\nf(x * 2)",
 }
 
-# known differences, compared by error class only: webflow's eager EagerTensor str() of a float32 scalar (rtol in
-# assert_near's text) and its eager CheckNumerics text ("ValueError: ... (inputs: [2])") are not TensorFlow's yet
-CLASS_ONLY = {
-    "near": D + "assert_near(x, y)",
+# eager kernel errors: TensorFlow wraps the kernel's text in "{{function_node __wrapped__<Op>_device_/job:...}} "
+# and " name: <name>", which webflow does not write; the class and the text between must be TensorFlow's
+UNWRAPPED = {
     "all_finite": D + "assert_all_finite(tf.constant([1., float('nan')]), 'bad')",
+    "all_finite_inf": D + "assert_all_finite(tf.constant([[1.], [float('-inf')]]), 'has inf')",
+}
+_WRAPPED = re.compile(r"\{\{function_node __wrapped__(\w+)_device_/job:[^}]*\}\} (.*) name: \S*", re.S)
+
+# known differences, compared by error class only
+CLASS_ONLY = {
     "proper_iterable_tensor": D + "assert_proper_iterable(x)",  # (the class's module path differs)
 }
 
@@ -109,7 +116,7 @@ def _run(python: str, framework: str, cases: dict) -> dict:
 def outcomes() -> dict:
     if not TF_PYTHON:
         pytest.skip(SKIP_REASON)
-    cases = {key: SETUP + source for key, source in {**CASES, **CLASS_ONLY}.items()}
+    cases = {key: SETUP + source for key, source in {**CASES, **UNWRAPPED, **CLASS_ONLY}.items()}
     return {"tensorflow": _run(TF_PYTHON, "tensorflow", cases), "webflow": _run(sys.executable, "webflow", cases)}
 
 
@@ -124,3 +131,30 @@ def test_same_as_tensorflow(case: str, outcomes: dict) -> None:
 @pytest.mark.parametrize("case", list(CLASS_ONLY))
 def test_same_error_class(case: str, outcomes: dict) -> None:
     assert outcomes["webflow"][case]["outcome"][0] == outcomes["tensorflow"][case]["outcome"][0]
+
+
+def unwrapped(outcome: dict) -> dict:
+    """TensorFlow's outcome of an eager kernel error without its wrapping; AssertionError when it is not wrapped
+    (then the case tests nothing) or the op named in the wrapping is not the one in the text."""
+    kind, text = outcome["outcome"]
+    found = _WRAPPED.fullmatch(text)
+    assert found, f"not TensorFlow's wrapped eager error: {text!r}"
+    assert found.group(2).endswith(f"[Op:{found.group(1)}]"), text
+    return dict(outcome, outcome=[kind, found.group(2)])
+
+
+@pytest.mark.parametrize("case", list(UNWRAPPED))
+def test_same_as_tensorflow_unwrapped(case: str, outcomes: dict) -> None:
+    assert outcomes["webflow"][case] == unwrapped(outcomes["tensorflow"][case])
+
+
+def test_unwrapping_keeps_the_text_compared() -> None:
+    theirs = {"outcome": ["InvalidArgumentError", "{{function_node __wrapped__CheckNumerics_device_/job:localhost/"
+                          "replica:0/task:0/device:CPU:0}} bad : Tensor had NaN values [Op:CheckNumerics] name: "],
+              "stdout": "", "stderr": ""}
+    same = dict(theirs, outcome=["InvalidArgumentError", "bad : Tensor had NaN values [Op:CheckNumerics]"])
+    assert unwrapped(theirs) == same
+    for changed in ("bad : Tensor had Inf values [Op:CheckNumerics]", "bad: Tensor had NaN values [Op:CheckNumerics]"):
+        assert unwrapped(theirs) != dict(same, outcome=["InvalidArgumentError", changed])
+    with pytest.raises(AssertionError, match="not TensorFlow's wrapped"):
+        unwrapped(same)

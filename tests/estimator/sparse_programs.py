@@ -129,8 +129,7 @@ def start_checkpoint(name, shapes):
 def trained(estimator, steps=3):
     estimator.train(input_fn, steps=steps)
     predictions = [p["logits"] for p in estimator.predict(predict_fn)]
-    return {"variables": {n: estimator.get_variable_value(n) for n in estimator.get_variable_names()
-                          if not n.startswith("training/") and "/part_0/" not in n and "Adagrad" not in n},
+    return {"variables": {n: estimator.get_variable_value(n) for n in estimator.get_variable_names()},
             "predictions": predictions, "evaluation": estimator.evaluate(input_fn, steps=1)}
 
 

@@ -1,8 +1,6 @@
 """SparseTensor features, shared embeddings and the vocabulary-file column: against hand-derived values and against
 TensorFlow 2.15 (sparse_programs.py run by both: outputs, variable names, gradients, trained Estimators)."""
 
-import re
-
 import numpy as np
 import pytest
 from estimator_oracle import SKIP_REASON, TF215_PYTHON, run_tf215, run_webflow
@@ -13,8 +11,6 @@ import webflow.compat.v1 as tf
 
 fc = tf.feature_column
 needs_tf215 = pytest.mark.skipif(not TF215_PYTHON, reason=SKIP_REASON)
-# TF's V1 optimizer slots live under partitioned names (`.../weights/part_0/Ftrl`), webflow's under `.../weights/Ftrl`
-_V1_SLOTS = re.compile(r".*/(Ftrl|Ftrl_1)$")
 
 
 def _run(features: dict, columns: list) -> np.ndarray:
@@ -121,10 +117,6 @@ def test_estimators_on_sparse_features_match_tensorflow_2_15(v1):
     source = f"V1 = {v1}\n" + ESTIMATORS
     expected = run_tf215(source, v1=v1)
     got = run_webflow(source.replace("import tensorflow as tf2", "import webflow as tf2"), v1=v1)
-    for model in expected.values():   # V1 optimizer slots: compared by value only through the model variables
-        model["variables"] = {k: v for k, v in model["variables"].items() if not _V1_SLOTS.match(k)}
-    for model in got.values():
-        model["variables"] = {k: v for k, v in model["variables"].items() if not _V1_SLOTS.match(k)}
     _compare(got, expected, "estimators")
 
 

@@ -56,7 +56,8 @@ for spec in {specs!r}:
     result[spec] = {{"trace": trace, "iterations": int(optimizer.iterations.numpy())}}
 """
 
-# Trains `model` (weights set from `initial`) and records what the tests compare.
+# Trains `model` (weights set from `initial`) and records what the tests compare; "batch_losses" (the epoch's running
+# mean loss after each training batch, as callbacks see it) shows in a failure message where two runs parted.
 TRAIN = """
 keras.backend.clear_session()
 {model}
@@ -65,11 +66,38 @@ model.summary(print_fn=lines.append)
 model.set_weights(initial)
 model.compile({optimizer}, keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
 x_train, x_test = (x_train_{kind}, x_test_{kind})
+batch_losses = []
+each_batch = keras.callbacks.LambdaCallback(
+    on_train_batch_end=lambda batch, logs: batch_losses.append(float(logs["loss"])))
 history = model.fit(x_train, y_train, batch_size=64, epochs=3, shuffle=False, validation_data=(x_test, y_test),
-                    verbose=0)
+                    verbose=0, callbacks=[each_batch])
 result = {{"history": history.history, "summary": "\\n".join(lines), "names": [w.name for w in model.weights],
-          "evaluate": model.evaluate(x_test, y_test, verbose=0), "predict": model.predict(x_test[:8], verbose=0)}}
+          "evaluate": model.evaluate(x_test, y_test, verbose=0), "predict": model.predict(x_test[:8], verbose=0),
+          "batch_losses": batch_losses}}
 """
+
+
+def seeded_weights(model: object, seed: int) -> list:
+    """Initial values for `model.weights` from a seeded NumPy generator: each run (and each machine) starts the
+    comparison from the same numbers, so a failure can be re-run as it was. Kernels are drawn as Keras's default
+    glorot_uniform draws them (U(-limit, limit), limit = sqrt(6 / (fan_in + fan_out)), fans counting the receptive
+    field); biases, beta and moving means are 0, gamma and moving variances 1 (Keras's defaults)."""
+    rng = np.random.default_rng(seed)
+    values = []
+    for weight in model.weights:
+        shape = tuple(weight.shape.as_list())
+        name = weight.name.split(":")[0].rsplit("/", 1)[-1]
+        if name == "kernel":
+            receptive = int(np.prod(shape[:-2]))
+            limit = np.sqrt(6.0 / (receptive * (shape[-2] + shape[-1])))
+            values.append(rng.uniform(-limit, limit, shape).astype(np.float32))
+        elif name in ("gamma", "moving_variance"):
+            values.append(np.ones(shape, np.float32))
+        elif name in ("bias", "beta", "moving_mean"):
+            values.append(np.zeros(shape, np.float32))
+        else:
+            raise ValueError(f"seeded_weights does not know how to start weight {weight.name}")
+    return values
 
 
 def _idx(name: str) -> np.ndarray:

@@ -1,5 +1,5 @@
 """gemm_strips.c (wf_gemm_strips_f32) against float64 NumPy products, directly and through the MatMul adapter's
-policy (backends/c/gemm.py, gemm_strips.py): every transpose but both, partial last strips (n not a multiple of
+policy (backends/c/gemm.py, gemm_strips.py): every transpose, partial last strips (n not a multiple of
 the strip), k up to 600 (k blocks: test_c_gemm_strips_k_blocks.py), uneven row tiles, threads."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ SHAPES = [(1, 1, 1), (3, 5, 7), (13, 33, 255), (14, 32, 256), (15, 31, 257), (29
 
 
 @pytest.mark.parametrize("m, n, k", SHAPES)
-@pytest.mark.parametrize("transpose_a, transpose_b", [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("transpose_a, transpose_b", [(False, False), (True, False), (False, True), (True, True)])
 def test_strips_match_the_float64_product(m, n, k, transpose_a, transpose_b):
     a, b = operands(m, n, k, transpose_a, transpose_b)
     got = strips(a, b, transpose_a, transpose_b)
@@ -59,7 +59,7 @@ def test_an_empty_sum_is_zero():
 
 
 @pytest.mark.parametrize("m, n, k", SHAPES)
-@pytest.mark.parametrize("transpose_a, transpose_b", [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("transpose_a, transpose_b", [(False, False), (True, False), (False, True), (True, True)])
 def test_the_bias_epilogue_gives_the_bits_of_a_separate_add(m, n, k, transpose_a, transpose_b):
     """The bias added as each finished sum is stored (last block of k; the partial strip when copied out) is the
     float add np.add makes afterwards: bit for bit."""
@@ -72,7 +72,7 @@ def test_the_bias_epilogue_gives_the_bits_of_a_separate_add(m, n, k, transpose_a
 @pytest.mark.parametrize("threads", [2, 3])
 def test_threads_give_the_same_bits(threads):
     """Every C element is one thread's sum over k in order: any thread count gives the bits of one thread."""
-    for transpose_a, transpose_b in [(False, False), (True, False), (False, True)]:
+    for transpose_a, transpose_b in [(False, False), (True, False), (False, True), (True, True)]:
         a, b = operands(45, 1000, 300, transpose_a, transpose_b)
         np.testing.assert_array_equal(strips(a, b, transpose_a, transpose_b, threads),
                                       strips(a, b, transpose_a, transpose_b))

@@ -15,7 +15,7 @@ require_c_library()
 # k: one row short of a block, a block, one row more, two blocks and a tail; n: a partial strip (33, 200) and a
 # narrow last strip (48); m: tiles of rows read B in place (m <= 56) and copied (70)
 SHAPES = [(15, 33, 1023), (14, 48, 1024), (70, 33, 1025), (3, 200, 2100), (70, 64, 2049)]
-TRANSPOSES = [(False, False), (True, False), (False, True)]
+TRANSPOSES = [(False, False), (True, False), (False, True), (True, True)]
 
 
 @pytest.mark.parametrize("m, n, k", SHAPES)

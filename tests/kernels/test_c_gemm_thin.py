@@ -142,10 +142,10 @@ def test_matmul_adapter_leaves_other_products_to_numpy(automatic_backend):
         (np.ones((THIN_MAX + 1, 4096), np.float32), np.ones((THIN_MAX + 1, wide), np.float32), True, False),
         (np.ones((THIN_MAX + 1, 4096), np.float32), np.ones((wide, 4096), np.float32), False, True),  # B^T
         (np.ones((50, 4096), np.float32), np.ones((4096, wide + 1), np.float32), False, False),       # ragged n
+        (np.ones((4096, 50), np.float32), np.ones((wide, 4096), np.float32), True, True),             # both
     ]
     refused = [
         (np.ones((50, 4096), np.float64), np.ones((4096, wide), np.float64), False, False),           # float64
-        (np.ones((4096, 50), np.float32), np.ones((wide, 4096), np.float32), True, True),             # both
         (np.ones((2, 64), np.float32), np.ones((64, wide), np.float32), False, False),                # small
     ] + ([] if wide_build() else not_thin)
     for a, b, transpose_a, transpose_b in refused:

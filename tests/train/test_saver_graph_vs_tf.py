@@ -62,33 +62,65 @@ def test_tensorflow_runs_webflow_save_nodes(sharded: bool) -> None:
         assert not any(name.endswith("_temp") for name in os.listdir(folder))   # the shard folder merged away
 
 
-NODE_DEFS = r'''
+# The save/ NodeDefs of a graph: name, op, inputs (control inputs sorted: TensorFlow's GraphDef lists them by
+# name, webflow's in the order they were added), device and every attr, the colocation attr `_class` included.
+# Left out: `_has_manual_control_dependencies`, which TensorFlow's Graph.control_dependencies puts on every op used
+# as a control input anywhere in a graph (an MLIR-bridge usage counter), not the Saver's doing.
+SAVE_NODES = r"""
+result = []
+for node in tf.get_default_graph().as_graph_def().node:
+    if node.name.startswith(("save/", "save_1/")):
+        attrs = {key: str(node.attr[key]).replace("\n", " ") for key in sorted(node.attr)
+                 if key != "_has_manual_control_dependencies"}
+        inputs = [i for i in node.input if not i.startswith("^")] + sorted(i for i in node.input if i.startswith("^"))
+        result.append([node.name, node.op, inputs, node.device, attrs])
+"""
+
+VARIABLES = r"""
 v = tf.Variable([1.0, 2.0], name="v")
 with tf.variable_scope("s"):
     w = tf.get_variable("w", [2, 3], dtype=tf.float64, initializer=tf.zeros_initializer())
 step = tf.train.get_or_create_global_step()
-saver = tf.train.Saver(sharded={sharded}, reshape={reshape})
-result = []
-for node in tf.get_default_graph().as_graph_def().node:
-    if node.name.startswith("save/"):
-        attrs = {{key: str(node.attr[key]).replace("\n", " ") for key in sorted(node.attr) if not key.startswith("_")}}
-        inputs = [i for i in node.input if not i.startswith("^")] + sorted(i for i in node.input if i.startswith("^"))
-        result.append([node.name, node.op, inputs, node.device, attrs])
-'''
+"""
+
+PROGRAMS = {
+    "plain": VARIABLES + "saver = tf.train.Saver()\n",
+    "sharded": VARIABLES + "saver = tf.train.Saver(sharded=True)\n",
+    "reshape": VARIABLES + "saver = tf.train.Saver(reshape=True)\n",
+    # a dict var_list under other checkpoint names, and a second Saver (scope save_1) of a subset
+    "renamed": VARIABLES + "saver = tf.train.Saver({'model/weights': w, 'a_vector': v, 'step': step})\n"
+                           "second = tf.train.Saver([v], sharded=True)\n",
+    "unknown_shape": "u = tf.Variable(tf.placeholder_with_default([1, 2, 3], [None]), validate_shape=False, name='u')\n"
+                     "saver = tf.train.Saver()\n",
+}
 
 
-@pytest.mark.parametrize("sharded,reshape", [(False, False), (True, False), (False, True)],
-                         ids=["plain", "sharded", "reshape"])
-def test_save_node_defs_as_tensorflow(sharded: bool, reshape: bool) -> None:
-    """Each save/ NodeDef as TensorFlow writes it: name, op, inputs (control inputs too, sorted: TensorFlow's
-    GraphDef lists them by name, webflow's in the order they were added), device and attrs (the underscore attrs,
-    TensorFlow's colocation hints, left out: webflow writes none)."""
-    source = NODE_DEFS.format(sharded=sharded, reshape=reshape)
-    theirs = run_tensorflow({"nodes": source})["nodes"]
+@pytest.fixture(scope="module")
+def their_nodes() -> dict:
+    return run_tensorflow({key: source + SAVE_NODES for key, source in PROGRAMS.items()})
+
+
+@pytest.mark.parametrize("program", list(PROGRAMS))
+def test_save_node_defs_as_tensorflow(program: str, their_nodes: dict) -> None:
+    """Each save/ NodeDef as TensorFlow writes it, node for node."""
     scope: dict = {"tf": tf}
     with tf.Graph().as_default():
-        exec(source, scope)
-    mine = scope["result"]
+        exec(PROGRAMS[program] + SAVE_NODES, scope)
+    mine, theirs = scope["result"], their_nodes[program]
     assert [node[0] for node in mine] == [node[0] for node in theirs]
     for their_node, my_node in zip(theirs, mine):
         assert my_node == their_node
+    assert any("_class" in node[4] for node in theirs)   # the colocation attrs are compared
+
+
+OPTIMIZER_SLOTS = VARIABLES + "tf.train.AdamOptimizer().minimize(tf.reduce_sum(v * v), global_step=step)\n" \
+                              "saver = tf.train.Saver()\n"
+
+
+def test_optimizer_slot_restores_colocate_with_their_variable() -> None:
+    """Slots (v/Adam) and beta powers are made under colocate_with(v), so their restore Assigns carry `loc:@v`."""
+    theirs = run_tensorflow({"slots": OPTIMIZER_SLOTS + SAVE_NODES})["slots"]
+    scope: dict = {"tf": tf}
+    with tf.Graph().as_default():
+        exec(OPTIMIZER_SLOTS + SAVE_NODES, scope)
+    assert scope["result"] == theirs

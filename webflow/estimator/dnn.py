@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.estimator.canned_optimizers import get_optimizer
+from webflow.estimator.checkpoint_keys import with_tf1_names
 from webflow.estimator.estimator import Estimator
 from webflow.estimator.heads import (
     SUM_OVER_BATCH_SIZE,
@@ -114,7 +115,10 @@ def _dnn_model_fn(head: Any, hidden_units: Any, columns: tuple, optimizer: Any, 
         if mode == ModeKeys.TRAIN:
             # TF 2.15: a name gives Keras's optimizer at its default rate; tf.compat.v1: the TF1 one at 0.05
             chosen = get_optimizer(optimizer, V1_LEARNING_RATE, v1=True) if v1 else get_optimizer(optimizer)
-            train_op_fn = with_updates(optimizer_train_op_fn(chosen, lambda: scope_variables("dnn")), updates)
+            train_op_fn = optimizer_train_op_fn(chosen, lambda: scope_variables("dnn"))
+            if v1:   # TF1's partitioned DNN variables: slots saved as `dnn/hiddenlayer_0/kernel/t_0/Adagrad`
+                train_op_fn = with_tf1_names(train_op_fn, chosen, lambda: scope_variables("dnn"), "dnn")
+            train_op_fn = with_updates(train_op_fn, updates)
         return head.create_estimator_spec(features, mode, logits, labels, train_op_fn)
     return model_fn
 

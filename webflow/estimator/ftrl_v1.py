@@ -25,7 +25,7 @@ class FtrlOptimizer(Optimizer):
     def _create_slots(self, var_list: list) -> None:
         for v in var_list:
             self._make_slot(v, self._initial_accumulator_value, "accum", self._name, "Const")
-            self._zeros_slot(v, "linear", self._name + "_1")
+            self._zeros_slot(v, "linear", self._name)   # "<var>/Ftrl_1": slot names are made unique, as TF's
 
     def _prepare(self) -> None:
         from webflow.ops.convert import convert_to_tensor

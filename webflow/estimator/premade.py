@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from webflow.estimator.canned_optimizers import get_optimizer
+from webflow.estimator.checkpoint_keys import with_tf1_names
 from webflow.estimator.dnn import scope_variables
 from webflow.estimator.estimator import Estimator
 from webflow.estimator.heads import SUM_OVER_BATCH_SIZE, RegressionHead, classification_head, optimizer_train_op_fn
@@ -42,6 +43,8 @@ def _linear_model_fn(head: Any, columns: tuple, optimizer: Any, v1: bool, sparse
         if mode == ModeKeys.TRAIN:
             chosen = get_optimizer(optimizer, LEARNING_RATE, v1)
             train_op_fn = optimizer_train_op_fn(chosen, lambda: scope_variables("linear"))
+            if v1:   # TF1's partitioned linear weights: slots saved as `.../weights/part_0/Ftrl`
+                train_op_fn = with_tf1_names(train_op_fn, chosen, lambda: scope_variables("linear"), "linear")
         return head.create_estimator_spec(features, mode, logits, labels, train_op_fn)
     return model_fn
 

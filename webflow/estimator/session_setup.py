@@ -18,8 +18,12 @@ def restore_or_initialize(session: Any, saver: Any, checkpoint: str | None) -> N
 
 
 def make_saver(config: Any) -> Any:
+    """The Saver of the default graph's global variables, under TF's names where a premade model recorded them
+    (checkpoint_keys.py: TF1 premade models' optimizer slots)."""
+    from webflow.estimator.checkpoint_keys import saver_var_list
+    from webflow.framework.context import get_default_graph
     from webflow.train.saver import Saver
-    return Saver(max_to_keep=config.keep_checkpoint_max,
+    return Saver(saver_var_list(get_default_graph()), max_to_keep=config.keep_checkpoint_max,
                  keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours)
 
 

@@ -203,6 +203,7 @@ class Graph:
         self._name_stack = ""
         self._control_stack: list[_ControlDependencies] = []
         self._device_stack: list[str] = []
+        self._colocation_stack: list[Operation] = []   # colocate_with blocks, innermost last
         self._collections: dict[str, list] = {}
         self._finalized = False
         self._id_counter = 0
@@ -307,6 +308,9 @@ class Graph:
         controls = self._control_inputs_for(input_ops) + list(control_inputs or [])
         device = self._device_stack[-1] if self._device_stack else ""
         op = Operation(self, op_type, name, inputs, output_specs, attrs, controls, device, opdef)
+        if self._colocation_stack:   # TensorFlow records the groups of every op it is colocated with
+            groups = {g for target in self._colocation_stack for g in _colocation_groups(target)}
+            op._attrs["_class"] = sorted(groups)
         if op_type in self._gradient_override_map:  # as TensorFlow's _gradient_op_type: kept after the block ends
             op._gradient_op_type = self._gradient_override_map[op_type]
         self._ops_by_name[name] = op
@@ -367,7 +371,18 @@ class Graph:
 
     @contextlib.contextmanager
     def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
-        yield  # one device (CPU): colocation has nothing to decide
+        """Ops built in this block are colocated with `op` (a Tensor's or variable's op): one device here, so only
+        TensorFlow's record of it, the `_class` attr (`loc:@<op>`) that GraphDefs carry. `None` with
+        `ignore_existing=True` clears the enclosing blocks."""
+        if op is None and not ignore_existing:
+            raise ValueError("Trying to reset colocation (op is None) but ignore_existing is not True")
+        saved = self._colocation_stack
+        target = _colocation_target(op)
+        self._colocation_stack = ([] if ignore_existing else list(saved)) + ([target] if target is not None else [])
+        try:
+            yield
+        finally:
+            self._colocation_stack = saved
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map: dict) -> Iterator[None]:
@@ -484,6 +499,18 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"<webflow.Graph with {len(self._ops)} ops>"
+
+
+def _colocation_target(op: Any) -> Operation | None:
+    """The Operation a colocate_with argument stands for: itself, a Tensor's op, a variable's op."""
+    if op is None or isinstance(op, Operation):
+        return op
+    return op.op   # a Tensor's op; a RefVariable's VariableV2, a ResourceVariable's VarHandleOp
+
+
+def _colocation_groups(op: Operation) -> list:
+    """TensorFlow's `op.colocation_groups()`: its own `_class` attr, else `[b"loc:@<op name>"]`."""
+    return list(op._attrs.get("_class") or [b"loc:@" + op.name.encode()])
 
 
 context.set_graph_factory(Graph)

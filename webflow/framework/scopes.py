@@ -90,7 +90,11 @@ def control_dependencies(control_inputs: Any) -> Any:
 
 
 def colocate_with(op: Any, ignore_existing: bool = False) -> Any:
-    return contextlib.nullcontext()
+    """TF1's `tf.colocate_with`: in a graph, ops built in the block carry `_class = [loc:@<op>]` (Graph.colocate_with);
+    eagerly there is one device, so nothing to record."""
+    if context.executing_eagerly():
+        return contextlib.nullcontext()
+    return context.get_default_graph().colocate_with(op, ignore_existing)
 
 
 def add_to_collection(name: str, value: Any) -> None:

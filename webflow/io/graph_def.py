@@ -62,6 +62,8 @@ def write_node_def(op: Any, node: Any, add_shapes: bool = False, library: Any = 
     node.input.extend("^" + control.name for control in op.control_inputs)
     for name, value in node_attrs(op, library).items():
         node.attr[name].CopyFrom(value)
+    if op._attrs.get("_class"):   # colocation groups (`loc:@<op>`), as TensorFlow writes them for colocated ops
+        node.attr["_class"].list.s.extend(op._attrs["_class"])
     if add_shapes:
         shapes = node.attr["_output_shapes"].list
         shapes.SetInParent()

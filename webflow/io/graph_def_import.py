@@ -167,6 +167,10 @@ def build_node(node: Any, full_name: str, inputs: list, controls: list, function
     op._add_control_inputs(controls)
     if node.device:
         op._set_device(node.device)
+    if "_class" in node.attr and node.attr["_class"].list.s:   # colocation groups, kept under the import's prefix
+        prefix = full_name[:len(full_name) - len(node.name)].encode()
+        op._attrs["_class"] = sorted(b"loc:@" + prefix + group.removeprefix(b"loc:@")
+                                     for group in node.attr["_class"].list.s)
     return op
 
 

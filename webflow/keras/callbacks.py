@@ -34,6 +34,7 @@ class LambdaCallback(Callback):
     def __init__(self, on_epoch_begin: Any = None, on_epoch_end: Any = None, on_batch_begin: Any = None,
                  on_batch_end: Any = None, on_train_begin: Any = None, on_train_end: Any = None, **kwargs: Any):
         super().__init__()
+        self.__dict__.update(kwargs)   # as tf_keras: any other hook by its name (on_train_batch_end=, on_test_end= ...)
         for name, fn in (("on_epoch_begin", on_epoch_begin), ("on_epoch_end", on_epoch_end),
                          ("on_train_batch_begin", on_batch_begin), ("on_train_batch_end", on_batch_end),
                          ("on_train_begin", on_train_begin), ("on_train_end", on_train_end)):

@@ -13,6 +13,14 @@ tf_keras turns arrays into a tf.data pipeline of *indices* and gathers each batc
   batch; we do the same, as the point is to train exactly as tf_keras does).
 - shuffle=False: 0, 1, 2 ... every epoch.
 
+Data holding a SparseTensor (DenseFeatures' categorical features) takes tf_keras's other path, its
+CompositeTensorDataAdapter: `from_tensor_slices(data).shuffle(n).batch(batch_size)`, a new iterator each epoch
+(`DataOrder(..., composite=True)`):
+- shuffle=True or "batch": a ShuffleDataset whose buffer holds every example, so each epoch is a permutation drawn
+  from the epoch's seeds (reshuffle_each_iteration); its seed is an eager op seed drawn when fit starts, and the
+  iterator tf_keras's DataHandler makes before its first epoch (and replaces) uses up the first seeds.
+- shuffle=False: in order, as for arrays.
+
 Seeds: each of those random ops is a seedless op in a freshly traced tf.data function, so TensorFlow's `get_seed`
 gives the k-th of them (global seed, k) (k counts per function graph); with no global seed (0, 0) asks for
 random seeds, and the order differs from run to run, as in tf_keras.
@@ -60,10 +68,14 @@ class DataOrder:
 
     Each batch is a list with one index per array: a slice (in order) or an int64 index vector."""
 
-    def __init__(self, size: int, batch_size: int, shuffle: Any, arrays: int, epochs: int = 1):
+    def __init__(self, size: int, batch_size: int, shuffle: Any, arrays: int, epochs: int = 1,
+                 composite: bool = False):
         self.size, self.batch_size, self.arrays, self.epochs = size, batch_size, arrays, epochs
         self.mode = shuffle.lower() if isinstance(shuffle, str) else bool(shuffle)
-        if self.mode == "batch":
+        if composite and self.mode:
+            self.mode = "composite"
+            self.whole_shuffle = _whole_shuffle(size)
+        elif self.mode == "batch":
             from webflow.ops.dataset_shuffle import SeedGenerator, ShuffleValue
             from webflow.ops.dataset_values import TensorSliceValue
 
@@ -81,8 +93,16 @@ class DataOrder:
         for _ in range(self.epochs):
             yield from self._epoch()
 
+    def epoch_batches(self) -> Iterator[list]:
+        """One epoch's batches (composite data: tf_keras makes a new iterator each epoch)."""
+        return self._epoch()
+
     def _epoch(self) -> Iterator[list]:
-        if self.mode == "batch":
+        if self.mode == "composite":
+            order = _as_index([int(element[0]) for element in self.whole_shuffle.elements()])
+            for number in range(self.batch_count()):
+                yield [order[slice(*self._bounds(number))]] * self.arrays
+        elif self.mode == "batch":
             for element in self.batch_shuffle.elements():
                 yield self._rows_shuffled(self._bounds(int(element[0])))
         elif self.mode:
@@ -101,6 +121,18 @@ class DataOrder:
         """Each array's own RandomShuffle of the batch's rows (one kernel per array, in tf.nest order)."""
         start, stop = bounds
         return [_as_index([start + row for row in kernel.permutation(stop - start)]) for kernel in self.row_kernels]
+
+
+def _whole_shuffle(size: int) -> Any:
+    """`Dataset.shuffle(size)` made eagerly (its seeds: TF's data get_seed of an eager op seed), over the example
+    numbers, with the seeds of the one iterator tf_keras makes and drops before the first epoch already drawn."""
+    from webflow.ops.dataset_shuffle import SeedGenerator, ShuffleValue
+    from webflow.ops.dataset_values import TensorSliceValue
+
+    seed, seed2 = random_seed.get_seed(None)
+    shuffle = ShuffleValue(TensorSliceValue([_arange(size)]), size, SeedGenerator(seed or 0, seed2 or 0, True))
+    shuffle.seeds.generate()   # DataHandler.enumerate_epochs: iter(dataset), then a new iterator per epoch
+    return shuffle
 
 
 def _arange(count: int) -> Any:

@@ -56,14 +56,25 @@ class BatchNormalization(Layer):
         outputs = batch_normalization(inputs, mean, variance, self.beta, self.gamma, self.epsilon)
         update_variance = variance
         if len(dims) == 4:   # the fused kernel's moving variance is the unbiased one
-            count = 1
-            for i in axes:
-                count *= dims[i]
-            update_variance = variance * (count / max(count - 1, 1))
+            update_variance = variance * _unbiased_factor(inputs, dims, variance.dtype)
         decay = 1.0 - self.momentum
         self.moving_mean.assign_sub((self.moving_mean - mean) * decay)
         self.moving_variance.assign_sub((self.moving_variance - update_variance) * decay)
         return outputs
+
+
+def _unbiased_factor(inputs: Any, dims: list, dtype: Any) -> Any:
+    """n / (n - 1) for the n values behind each channel's variance (float64, then the variance's float32); read
+    from the input's shape at run time in a step traced for any batch size (step_functions.py)."""
+    if None not in dims[:-1]:
+        count = 1
+        for dim in dims[:-1]:
+            count *= dim
+        return count / max(count - 1, 1)
+    from webflow.ops.array_ops import size
+    from webflow.ops.binary_math_ops import maximum
+    count = cast(size(inputs, out_type=dtypes.int64), dtypes.float64) / float(dims[-1])
+    return cast(count / maximum(count - 1.0, 1.0), dtype.base_dtype)
 
 
 class Embedding(Layer):

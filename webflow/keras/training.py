@@ -20,13 +20,17 @@ from webflow.keras.compiled_containers import CompiledLoss, CompiledMetrics, met
 from webflow.keras.data_order import DataOrder
 from webflow.keras.masks import get_mask, loss_weights
 from webflow.keras.progbar import Progbar
+from webflow.keras.sample_weights import class_weighted, loss_weights_for
+from webflow.keras.sparse_batches import check_splittable, has_sparse, row_count, take_rows
 from webflow.ops.dataset_values import INFINITE
+from webflow.ops.math_ops import cast
 
 
 class TrainingMixin:
     def _init_training(self) -> None:
         for key, value in (("optimizer", None), ("loss", None), ("compiled_metrics", []), ("stop_training", False),
-                           ("history", None), ("_loss_tracker", None)):
+                           ("history", None), ("_loss_tracker", None), ("train_function", None),
+                           ("test_function", None), ("predict_function", None)):   # step_functions.py makes them
             object.__setattr__(self, key, value)
 
     # --- compile ---
@@ -46,8 +50,8 @@ class TrainingMixin:
         object.__setattr__(self, "_compile_arguments", {   # what model.save keeps (saving_compile.py)
             "loss": loss, "metrics": metrics, "loss_weights": loss_weights, "weighted_metrics": weighted_metrics,
             "run_eagerly": run_eagerly, "steps_per_execution": steps_per_execution, "jit_compile": jit_compile})
-        for stale in ("_traced_train_step", "_traced_test_step", "_traced_predict_step"):
-            self.__dict__.pop(stale, None)   # a new optimizer or loss: trace (and build slots) again
+        for stale in ("train_function", "test_function", "predict_function"):
+            object.__setattr__(self, stale, None)   # a new optimizer or loss: trace (and build slots) again
 
     @property
     def run_eagerly(self) -> bool:
@@ -57,13 +61,17 @@ class TrainingMixin:
     def run_eagerly(self, value: bool) -> None:
         object.__setattr__(self, "_run_eagerly", bool(value))
 
-    def _compute_loss(self, y: Any, y_pred: Any) -> Any:
+    def _compute_loss(self, y: Any, y_pred: Any, sample_weight: Any = None) -> Any:
         if self.loss is None:
             raise ValueError("No loss found. You may have forgotten to provide a `loss` argument in the "
                              "`compile()` method.")
         output_mask = get_mask(y_pred) if hasattr(self.loss, "reduction") else None
+        weights = None if sample_weight is None else loss_weights_for(sample_weight, y_pred)   # sample_weights.py
         if output_mask is not None:   # tf_keras averages a masked output's loss over its real timesteps only
-            value = self.loss(y, y_pred, sample_weight=loss_weights(output_mask, y_pred.dtype))
+            mask_weights = loss_weights(output_mask, y_pred.dtype)
+            weights = mask_weights if weights is None else mask_weights * cast(weights, y_pred.dtype)
+        if weights is not None:
+            value = self.loss(y, y_pred, sample_weight=weights)
         else:
             value = self.loss(y, y_pred)
         for extra in getattr(self, "losses", []) or []:
@@ -96,18 +104,18 @@ class TrainingMixin:
     # --- one batch ---
 
     def train_step(self, data: tuple) -> dict:
-        x, y = data[0], data[1]
+        x, y, sample_weight = data[0], data[1], data[2] if len(data) > 2 else None
         with GradientTape() as tape:
             y_pred = self(x, training=True)
-            loss = self._compute_loss(y, y_pred)
+            loss = self._compute_loss(y, y_pred, sample_weight)
         variables = self.trainable_weights
         self.optimizer.minimize(loss, variables, tape=tape)   # as tf_keras: a LossScaleOptimizer scales the loss
         return self._update_metrics(loss, y, y_pred, _batch_size(x))
 
     def test_step(self, data: tuple) -> dict:
-        x, y = data[0], data[1]
+        x, y, sample_weight = data[0], data[1], data[2] if len(data) > 2 else None
         y_pred = self(x, training=False)
-        return self._update_metrics(self._compute_loss(y, y_pred), y, y_pred, _batch_size(x))
+        return self._update_metrics(self._compute_loss(y, y_pred, sample_weight), y, y_pred, _batch_size(x))
 
     def predict_step(self, data: Any) -> Any:
         x = data[0] if isinstance(data, tuple) else data
@@ -117,16 +125,19 @@ class TrainingMixin:
                        reset_metrics: bool = True, return_dict: bool = False) -> Any:
         if reset_metrics:
             self._reset_metrics()
-        return _result(step_functions.train_on(self, (x, y)), return_dict)
+        batch = (x, y) if sample_weight is None and class_weight is None else \
+            (x, y, _batch_weights(y, sample_weight, class_weight))
+        return _result(step_functions.train_on(self, batch, one_batch=True), return_dict)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True,
                       return_dict: bool = False) -> Any:
         if reset_metrics:
             self._reset_metrics()
-        return _result(step_functions.test_on(self, (x, y)), return_dict)
+        batch = (x, y) if sample_weight is None else (x, y, sample_weight)
+        return _result(step_functions.test_on(self, batch, one_batch=True), return_dict)
 
     def predict_on_batch(self, x: Any) -> Any:
-        return _to_numpy(step_functions.predict_on(self, x))
+        return _to_numpy(step_functions.predict_on(self, x, one_batch=True))
 
     # --- loops ---
 
@@ -136,9 +147,11 @@ class TrainingMixin:
             steps_per_epoch: Any = None, **kwargs: Any) -> Any:
         verbose = 1 if verbose == "auto" else verbose
         if validation_split and validation_data is None:
-            x, y, validation_data = _split(x, y, validation_split)
+            check_splittable(x, y)
+            (x, y, sample_weight), validation_data = _split((x, y, sample_weight), validation_split)
         # tf_keras's data adapter repeats the data for the epochs still to run (DataHandler: epochs - initial_epoch)
-        batches = _Batches(x, y, batch_size, shuffle, steps_per_epoch, epochs=epochs - initial_epoch)
+        batches = _Batches(x, y, batch_size, shuffle, steps_per_epoch, epochs=epochs - initial_epoch,
+                           sample_weight=sample_weight, class_weight=class_weight)
         try:  # Ctrl-C or an error mid-fit: the input's prefetch threads stop now, not when the traceback goes
             return self._fit_epochs(batches, epochs, verbose, callbacks, validation_data, batch_size, initial_epoch)
         finally:
@@ -160,7 +173,7 @@ class TrainingMixin:
             logs: dict = {}
             for step, batch in enumerate(batches.epoch(), start=1):
                 run.on_train_batch_begin(step - 1)
-                logs = step_functions.train_on(self, batch)
+                logs = step_functions.train_on(self, batch, specs=batches.specs)
                 run.on_train_batch_end(step - 1, logs)
                 if verbose == 1 and step < batches.steps:
                     bar.update(step, list(logs.items()))
@@ -168,7 +181,9 @@ class TrainingMixin:
                     break
             logs = dict(logs)
             if validation_data is not None:
-                val = self.evaluate(*_unpack(validation_data), batch_size=batch_size, verbose=0, return_dict=True)
+                val_x, val_y, *val_weights = _unpack(validation_data, keep_weights=True)
+                val = self.evaluate(val_x, val_y, batch_size=batch_size, verbose=0, return_dict=True,
+                                    sample_weight=val_weights[0] if val_weights else None)
                 logs.update({f"val_{name}": value for name, value in val.items()})
             run.on_epoch_end(epoch, logs)   # before the bar, as tf_keras's ProgbarLogger comes last: it shows `lr`
             bar.update(batches.steps, list(logs.items()), finalize=True)
@@ -181,13 +196,13 @@ class TrainingMixin:
                  sample_weight: Any = None, steps: Any = None, callbacks: Any = None, return_dict: bool = False,
                  **kwargs: Any) -> Any:
         verbose = 1 if verbose == "auto" else verbose
-        batches = _Batches(x, y, batch_size, shuffle=False, steps=steps)
+        batches = _Batches(x, y, batch_size, shuffle=False, steps=steps, sample_weight=sample_weight)
         self._reset_metrics()
         bar = Progbar(batches.steps, verbose=verbose)
         logs: dict = {}
         try:
             for step, batch in enumerate(batches.epoch(), start=1):
-                logs = step_functions.test_on(self, batch)
+                logs = step_functions.test_on(self, batch, specs=batches.specs)
                 bar.update(step, list(logs.items()))
         finally:
             batches.close()   # Ctrl-C: the dataset's prefetch threads stop now (as in fit)
@@ -202,7 +217,7 @@ class TrainingMixin:
         outputs = []
         try:
             for step, batch in enumerate(batches.epoch(), start=1):
-                outputs.append(_to_numpy(step_functions.predict_on(self, batch[0])))
+                outputs.append(_to_numpy(step_functions.predict_on(self, batch[0], specs=batches.specs)))
                 bar.update(step)
         finally:
             batches.close()   # as in evaluate
@@ -250,23 +265,31 @@ class TrainingMixin:
 
 
 class _Batches:
-    """Batches of (x, y) from arrays (in tf_keras's order: data_order.py) or from a tf.data Dataset."""
+    """Batches of (x, y) from arrays and SparseTensors (by rows, in tf_keras's order: data_order.py,
+    sparse_batches.py) or from a tf.data Dataset."""
 
-    def __init__(self, x: Any, y: Any, batch_size: int | None, shuffle: Any, steps: Any = None, epochs: int = 1):
+    def __init__(self, x: Any, y: Any, batch_size: int | None, shuffle: Any, steps: Any = None, epochs: int = 1,
+                 sample_weight: Any = None, class_weight: Any = None):
         self.x, self.y, self.shuffle = x, y, shuffle
+        self.sample_weight, self.class_weight = sample_weight, class_weight
         self.dataset = hasattr(x, "element_spec") or (hasattr(x, "__iter__") and hasattr(x, "batch"))
         self.iterator: Any = None
         # tf_keras: with steps_per_epoch, one iterator runs across the epochs, `steps` elements each
         self.persistent = bool(self.dataset and steps)
+        self.specs = _element_specs(x) if self.dataset else None   # the traced step's shapes (step_inputs.py)
         if self.dataset:
             self.steps = int(steps) if steps else _count_elements(x)
             return
         self.size = _length(x)
         # tf_keras's default batch: 32, or the data spread evenly over `steps` batches
         self.batch_size = batch_size or (math.ceil(self.size / int(steps)) if steps else 32)
-        x_arrays = _flatten(x)
-        self.arrays, self.x_array_count = x_arrays + _flatten(y), len(x_arrays)   # x's arrays first, then y's
-        self.order = DataOrder(self.size, self.batch_size, shuffle, len(self.arrays), epochs)
+        x_arrays, y_arrays = _flatten(x), _flatten(y)
+        # x's arrays first, then y's, then sample_weight: tf.nest's order of tf_keras's (x, y, sample_weight)
+        self.arrays = x_arrays + y_arrays + _flatten(sample_weight)
+        self.x_array_count, self.y_array_count = len(x_arrays), len(y_arrays)
+        # a SparseTensor among them: tf_keras's other adapter, a new iterator (and order) each epoch
+        self.composite = has_sparse(x, y)
+        self.order = DataOrder(self.size, self.batch_size, shuffle, len(self.arrays), epochs, self.composite)
         self.steps = int(steps) if steps else self.order.batch_count()
         self.stream: Any = None   # one pass over all epochs' batches, as tf_keras's one iterator
 
@@ -274,14 +297,17 @@ class _Batches:
         if self.dataset:
             yield from self._dataset_epoch()
             return
-        if self.stream is None:
-            self.stream = self.order.batches()
+        if self.stream is None or self.composite:
+            self.stream = self.order.epoch_batches() if self.composite else self.order.batches()
         for _ in range(self.steps):
             indices = next(self.stream, _END)
             if indices is _END:   # steps_per_epoch beyond the data: tf_keras's input "ran out of data"
                 return
-            taken = [array[index] for array, index in zip(self.arrays, indices)]
-            yield _pack(self.x, taken[:self.x_array_count]), _pack(self.y, taken[self.x_array_count:])
+            taken = [take_rows(array, index) for array, index in zip(self.arrays, indices)]
+            split = self.x_array_count + self.y_array_count
+            weights = taken[split] if taken[split:] else None
+            yield self._weighted(_pack(self.x, taken[:self.x_array_count]),
+                                 _pack(self.y, taken[self.x_array_count:split]), weights)
 
     def _dataset_epoch(self) -> Any:
         if not self.persistent or self.iterator is None:
@@ -291,13 +317,34 @@ class _Batches:
             element = next(self.iterator, _END)
             if element is _END:
                 return
-            yield _unpack(element) if isinstance(element, (tuple, list)) else (element, None)
+            x, y, *weights = _unpack(element, keep_weights=True) if isinstance(element, (tuple, list)) else \
+                (element, None)
+            yield self._weighted(x, y, weights[0] if weights else None)
+
+    def _weighted(self, x: Any, y: Any, sample_weight: Any) -> tuple:
+        """The batch as train_step takes it: (x, y), or (x, y, sample_weight) with weights (class_weight's too)."""
+        if self.class_weight:
+            sample_weight = class_weighted(y, sample_weight, self.class_weight)
+        return (x, y) if sample_weight is None else (x, y, sample_weight)
 
     def close(self) -> None:
         """Stops the dataset iterator's prefetch threads (a dropped iterator would, but a traceback keeps it)."""
         iterator, self.iterator = self.iterator, None
         if hasattr(iterator, "close"):
             iterator.close()
+
+
+def _element_specs(dataset: Any) -> Any:
+    """(x's spec, y's spec) of a dataset's elements, as `_unpack` splits them; None for a generator."""
+    spec = getattr(dataset, "element_spec", None)
+    if spec is None:
+        return None
+    return (spec[0], spec[1] if len(spec) > 1 else None) if isinstance(spec, (tuple, list)) else (spec, None)
+
+
+def _batch_weights(y: Any, sample_weight: Any, class_weight: Any) -> Any:
+    """train_on_batch's weights: sample_weight, times class_weight's when given."""
+    return class_weighted(y, sample_weight, class_weight) if class_weight else sample_weight
 
 
 def _flatten(data: Any) -> list:
@@ -349,30 +396,37 @@ def _take(data: Any, index: Any) -> Any:
 def _length(x: Any) -> int:
     """The number of examples in arrays x (a list of arrays, a dict of feature arrays, or one array)."""
     if isinstance(x, dict):
-        return len(x[sorted(x)[0]])
-    return len(x[0]) if isinstance(x, (list, tuple)) else len(x)
+        return row_count(x[sorted(x)[0]])
+    return row_count(x[0]) if isinstance(x, (list, tuple)) else row_count(x)
 
 
-def _unpack(data: Any) -> tuple:
+def _unpack(data: Any, keep_weights: bool = False) -> tuple:
     """validation_data as evaluate's (x, y): a tuple or list (x, y[, sample_weight]); anything else (a
-    tf.data.Dataset of (x, y) batches, a generator) is evaluate's `x` itself, as in tf_keras."""
+    tf.data.Dataset of (x, y) batches, a generator) is evaluate's `x` itself, as in tf_keras. `keep_weights`:
+    (x, y, sample_weight) when there is one (a dataset's element)."""
     if not isinstance(data, (list, tuple)):
         return (data, None)
+    if keep_weights and len(data) > 2 and data[2] is not None:
+        return (data[0], data[1], data[2])
     return (data[0], data[1] if len(data) > 1 else None)
 
 
-def _split(x: Any, y: Any, fraction: float) -> tuple:
-    """The last `fraction` of the examples become the validation data (before any shuffling)."""
-    size = _length(x)
+def _split(data: tuple, fraction: float) -> tuple:
+    """The last `fraction` of the examples of (x, y, sample_weight) become the validation data (before any
+    shuffling): (the training part, the validation part)."""
+    size = _length(data[0])
     at = int(math.floor(size * (1.0 - fraction)))
-    return _take(x, slice(0, at)), _take(y, slice(0, at)), (_take(x, slice(at, None)), _take(y, slice(at, None)))
+    return tuple(_take(d, slice(0, at)) for d in data), tuple(_take(d, slice(at, None)) for d in data)
 
 
-def _batch_size(x: Any) -> int:
+def _batch_size(x: Any) -> int | None:
+    """The batch's size; None inside a traced step, whose batch dimension is unknown (its metrics are updated
+    after the call, from the batch itself: step_functions.py)."""
     first = x[0] if isinstance(x, (list, tuple)) else x
     if isinstance(first, dict):   # a dict of features: the batch of the first by key
         first = first[sorted(first)[0]]
-    return int(first.shape[0])
+    size = first.shape[0]
+    return None if size is None else int(size)
 
 
 def _to_numpy(value: Any) -> Any:

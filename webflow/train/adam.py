@@ -10,7 +10,7 @@ from webflow.framework.init_scope import lifts_to_eager
 from webflow.ops.control_flow_ops import group
 from webflow.ops.convert import convert_to_tensor
 from webflow.train import adam_sparse
-from webflow.train.optimizer import Optimizer
+from webflow.train.optimizer import Optimizer, colocated_with
 
 
 class AdamOptimizer(Optimizer):
@@ -64,6 +64,7 @@ class AdamOptimizer(Optimizer):
         graph = context.get_default_graph()
         with graph.control_dependencies(update_ops):
             beta1_power, beta2_power = self._get_beta_accumulators()
-            update_beta1 = beta1_power.assign(beta1_power * self._beta1_t, use_locking=self._use_locking)
-            update_beta2 = beta2_power.assign(beta2_power * self._beta2_t, use_locking=self._use_locking)
+            with colocated_with(beta1_power):   # as TensorFlow builds them: next to beta1_power (its first variable)
+                update_beta1 = beta1_power.assign(beta1_power * self._beta1_t, use_locking=self._use_locking)
+                update_beta2 = beta2_power.assign(beta2_power * self._beta2_t, use_locking=self._use_locking)
         return group(*update_ops, update_beta1, update_beta2, name=name_scope)

@@ -6,7 +6,9 @@ A training step, as TensorFlow builds it:
     train_op = opt.apply_gradients(grads_and_vars)     # one fused Apply<X> op per variable
 
 `apply_gradients` creates the optimizer's slot variables ("Variable/Adam", ...) outside any control
-dependencies, then, inside name scope "<Name>", adds "update_<var>/Apply<X>" per variable, groups them
+dependencies (named as TensorFlow names them: a slot inside the variable scope current at that time, a non-slot
+variable such as "beta1_power" inside the name scope; each under `colocate_with` its variable), then,
+inside name scope "<Name>", adds "update_<var>/Apply<X>" per variable, groups them
 (`_finish`), and, given `global_step`, increments it with an AssignAdd that is the returned op.
 Subclasses say which slots they need (`_create_slots`), turn hyper-parameters into tensors
 (`_prepare`) and run their update op (`_apply_update(grad, var, indices)`).
@@ -14,6 +16,7 @@ Subclasses say which slots they need (`_create_slots`), turn hyper-parameters in
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +31,7 @@ from webflow.ops.control_flow_ops import group
 from webflow.ops.convert import convert_to_tensor
 from webflow.ops.resource_variable_ops import ResourceVariable
 from webflow.ops.state_ops import RefVariable, VariableTypes, assign_add
+from webflow.ops.variable_scope import variable_scope
 from webflow.ops.variables import trainable_variables
 from webflow.train import _math
 
@@ -151,12 +155,13 @@ class Optimizer:
             for grad, var in converted:
                 if grad is None:
                     continue
-                with graph.name_scope("update_" + ("" if _is_resource(var) else var.op.name)):   # as TF names it
+                with graph.name_scope("update_" + ("" if _is_resource(var) else var.op.name)), \
+                        colocated_with(var):   # as TF names and colocates it
                     update_ops.append(self._update_one(grad, var))
             if global_step is None:
                 apply_updates = self._finish(update_ops, scope)
             else:
-                with graph.control_dependencies([self._finish(update_ops, "update")]):
+                with graph.control_dependencies([self._finish(update_ops, "update")]), colocated_with(global_step):
                     apply_updates = assign_add(global_step, 1, name=scope)
             if isinstance(apply_updates, Tensor):
                 apply_updates = apply_updates.op
@@ -270,7 +275,8 @@ class Optimizer:
         return self._make_slot(var, 0, slot_name, op_name, "zeros")
 
     def _make_slot(self, var: Any, fill: float, slot_name: str, op_name: str, const_name: str) -> Any:
-        """Slot `slot_name` of `var`: a non-trainable variable named "<var op name>/<op_name>" filled with `fill`."""
+        """Slot `slot_name` of `var`: a non-trainable variable filled with `fill`, named "<var op name>/<op_name>"
+        inside the current variable scope (unique there, see `_slot_name`), colocated with `var`."""
         slots = self._slots.setdefault(slot_name, {})
         if var in slots:
             return slots[var]
@@ -287,9 +293,11 @@ class Optimizer:
                     return array_ops._filled(var.shape.as_list(), fill, dtype, const_name)
                 return array_ops.fill(array_ops.shape(var.initial_value), convert_to_tensor(fill, dtype=dtype))
 
-            with graph.as_default(), graph.control_dependencies(None), graph.name_scope(""):
-                slot = RefVariable(initial_value, trainable=False, name=f"{var.op.name}/{op_name}", dtype=dtype,
-                                   validate_shape=var.shape.is_fully_defined())
+            with graph.as_default(), graph.control_dependencies(None):
+                name = _slot_name(f"{var.op.name}/{op_name}")
+                with graph.name_scope(""), colocated_with(var):
+                    slot = RefVariable(initial_value, trainable=False, name=name, dtype=dtype,
+                                       validate_shape=var.shape.is_fully_defined())
         slots[var] = slot
         restore = self._deferred_slot_restorations.pop((id(var), slot_name), None) if _is_resource(var) else None
         if restore is not None:
@@ -306,7 +314,8 @@ class Optimizer:
             if eager:
                 variable = ResourceVariable(initial_value, trainable=False, name=name)
             else:
-                with graph.as_default(), graph.control_dependencies(None), graph.name_scope(""):
+                # in the name scope apply_gradients was called in, next to the first variable, as TensorFlow
+                with graph.as_default(), graph.control_dependencies(None), colocated_with(colocate_with):
                     variable = RefVariable(initial_value, trainable=False, name=name)
             self._non_slot_dict[key] = variable
             restore = self._deferred_dependencies.pop(name, None) if eager else None
@@ -341,6 +350,22 @@ def _unique_eager_slot_name(name: str) -> str:
     return name if count == 0 else f"{name}_{count}"
 
 
+def colocated_with(variable: Any) -> Any:
+    """TensorFlow's `colocate_with(variable)` for a TF1 variable in a graph (the `_class` attr GraphDefs carry:
+    save/restore nodes and TensorFlow's placer read it); nothing for resource variables and function graphs."""
+    graph = getattr(variable, "graph", None)
+    if _is_resource(variable) or graph is None or graph.building_function or not hasattr(variable, "op"):
+        return contextlib.nullcontext()
+    return graph.colocate_with(variable.op)
+
+
+def _slot_name(prefix: str) -> str:
+    """TensorFlow's slot name: the variable scope current at apply_gradients time + "<variable>/<optimizer name>",
+    made unique among the variable scopes opened there ("lin/v/Adam", then "lin/v/Adam_1" for a second slot)."""
+    with variable_scope(None, default_name=prefix, auxiliary_name_scope=False) as scope:
+        return scope.name
+
+
 def dense_rows(grad: IndexedSlices, var: Any) -> Any:
     """The dense gradient for `var` holding the rows of `grad` (zeros elsewhere)."""
     rows = var.shape.as_list()[0] if var.shape.rank and var.shape.as_list()[0] is not None else \
@@ -365,4 +390,4 @@ def _flatten(values: Any) -> list:
     return [values]
 
 
-__all__ = ["Optimizer", "dense_rows"]
+__all__ = ["Optimizer", "colocated_with", "dense_rows"]

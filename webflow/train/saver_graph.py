@@ -13,6 +13,9 @@ Under a fresh name scope (`save`, then `save_1` ...):
 `sharded=True` saves into a temporary prefix (`<prefix>_temp/part-00000-of-00001`, through StaticRegexFullMatch,
 Select, StringJoin, ShardedFilename) and merges it into `<prefix>` (MergeV2Checkpoints); `save/Identity` is then
 the save tensor and the Assigns are grouped as `save/restore_shard` first. The kernels are io/checkpoint_ops.py's.
+
+TensorFlow builds each Assign under `colocate_with(variable)` and the save tensor's Identity under
+`colocate_with(prefix)`, so their NodeDefs carry the colocation attr `_class: ["loc:@<that op>"]`; so do these.
 """
 
 from __future__ import annotations
@@ -60,10 +63,22 @@ def build(names_to_variables: dict, name: str | None = None, sharded: bool = Fal
                               version=saver_pb2.SaverDef.V2)
 
 
+def colocation_groups(op: Any) -> list:
+    """TensorFlow's `op.colocation_groups()`: its own `_class` attr, else `[b"loc:@<op name>"]`."""
+    return list(op._attrs.get("_class") or [b"loc:@" + op.name.encode()])
+
+
+def _colocate(tensor_or_op: Any, target: Any) -> Any:
+    """Marks the op of `tensor_or_op` as built under TensorFlow's `colocate_with(target)` (the `_class` attr)."""
+    op = getattr(tensor_or_op, "op", tensor_or_op)
+    op._attrs["_class"] = colocation_groups(getattr(target, "op", target))
+    return tensor_or_op
+
+
 def _save(prefix: Any, names: list, refs: list) -> Any:
     """SaveV2 of every variable, then the prefix once it ran (TF's _AddSaveOps)."""
     save = checkpoint_ops.save_v2(prefix, names, [""] * len(names), refs)
-    return control_flow_ops.with_dependencies([save], prefix)
+    return _colocate(control_flow_ops.with_dependencies([save], prefix), prefix)
 
 
 def _sharded_save(graph: Any, prefix: Any, names: list, refs: list) -> Any:
@@ -98,5 +113,5 @@ def _restore(graph: Any, prefix: Any, names: list, refs: list, reshape: bool, na
                       else array_ops.shape(ref))
             value = array_ops.reshape(value, target)
         validate = not reshape and shape.is_fully_defined()
-        assigns.append(state_ops.assign(ref, value, validate_shape=validate, use_locking=True))
+        assigns.append(_colocate(state_ops.assign(ref, value, validate_shape=validate, use_locking=True), ref))
     return control_flow_ops.group(*assigns, name=name)

@@ -1,11 +1,15 @@
-/* gemm_strips.c: float32 C = op(A) op(B) of any shape (not both transposed), B walked in strips, A read in place.
+/* gemm_strips.c: float32 C = op(A) op(B) of any shape and transposes, B walked in strips, A read in place.
  *
  * Exports (row-major; each call runs on `threads` threads, wf_run_parallel in parallel.c):
  *   wf_size wf_gemm_strips_lanes(void)              floats per vector of this build (16 in the avx512 build)
  *   wf_size wf_gemm_strips_workspace(m)             floats of scratch per thread
  *   void wf_gemm_strips_f32(m, n, k, a, lda, transpose_a, b, ldb, transpose_b, bias, c, work, threads)
  *       C[m,n] = op(A)[m,k] op(B)[k,n] (+ bias[n] if bias is not NULL); op(X) = X^T when transpose_x;
- *       C contiguous (ldc = n); work holds `threads` workspaces; transpose_a and transpose_b are not both 1
+ *       C contiguous (ldc = n); work holds `threads` workspaces
+ *   wf_size wf_gemm_strips_panels_size(m, k)        floats of `panels` below
+ *   void wf_gemm_strips_panels_f32(same arguments, then panels, then threads)
+ *       the same product, bit for bit; a transposed A is copied into `panels` as the strips first need it, one
+ *       contiguous panel per tile of rows and k-block (block_panels below); panels NULL: A read in place
  *
  * Why: gemm_thin.c's products need n to be a multiple of 64 and one short side; the LSTM language model's
  * ([20, 400] x [400, 800] per cell step) and its softmax layer's ([400, 200] x [200, 10000] and both gradients)
@@ -36,6 +40,7 @@
 #endif
 #define K_BLOCK STRIPS_K_BLOCK
 #define IN_PLACE_TILES 4 /* up to this many tiles of rows read B's strips in place (strips_thread) */
+#define PANEL_STRIDE ((STRIP_ROWS + LANES - 1) / LANES * LANES) /* floats per step of a packed A^T's panel */
 
 WF_EXPORT wf_size wf_gemm_strips_lanes(void) { return LANES; }
 WF_EXPORT wf_size wf_gemm_strips_workspace(wf_size m) { return (K_BLOCK + m) * STRIP_COLUMNS; }
@@ -109,6 +114,8 @@ typedef struct {
     int transpose_a, transpose_b;
     const float *a, *b, *bias;
     float *c, *work;
+    float *panels; /* NULL, or A^T's panels (pack_block): the tiles read them instead of A once packed */
+    int *ready;    /* per k-block: PANELS_EMPTY, PANELS_PACKING or PANELS_READY */
     wf_size next;
 } strips_job;
 
@@ -174,6 +181,58 @@ static void copy_strip(const strips_job *job, wf_size k0, wf_size steps, wf_size
 /* Tile `t` of `tiles` over `total` rows, as even as can be: rows [first, first + count). */
 static inline wf_size tile_start(wf_size total, wf_size tiles, wf_size t) { return total * t / tiles; }
 
+/* A transposed A read in place costs each step of a tile one row of A: at m = 1024 rows 4 KB apart, so a tile's
+ * 1024 steps fall in a few sets of each cache and on 1024 pages, and every strip reads them again. Packed, a tile's
+ * panel is one stream of PANEL_STRIDE floats per step: panels[(tiles * k0 + t * steps + i) * PANEL_STRIDE + r] =
+ * A^T[k0 + i][row + r] for tile t = [row, row + rows) and the k-block [k0, k0 + steps), what strip_tile reads for
+ * a transposed A with lda = PANEL_STRIDE (floats past `rows` are never read). The first thread to reach a k-block
+ * packs its panels (claiming it with a compare-and-swap); another reaching it meanwhile reads A in place until they
+ * are ready: the same floats in the same order, so the same bits, and no thread ever waits for another. */
+enum { PANELS_EMPTY, PANELS_PACKING, PANELS_READY };
+
+static inline wf_size k_blocks(wf_size k) { return (k + K_BLOCK - 1) / K_BLOCK; }
+
+WF_EXPORT wf_size wf_gemm_strips_panels_size(wf_size m, wf_size k) {
+    /* the panels, then one int per k-block (its state), counted in floats */
+    return (m + STRIP_ROWS - 1) / STRIP_ROWS * PANEL_STRIDE * k + k_blocks(k);
+}
+
+/* The k-block's panels, PANEL_ROWS rows of A^T at a time, tile by tile: each group of rows is read from the caches
+ * (8 lines a set fit the L1) while every tile takes its PANEL_ROWS vectors, written one after the other. */
+#define PANEL_ROWS 8
+static void pack_block(const strips_job *job, wf_size k0, wf_size steps, wf_size tiles, float *panels) {
+    wf_size m = job->m;
+    for (wf_size i0 = 0; i0 < steps; i0 += PANEL_ROWS) {
+        wf_size i1 = WF_MIN(steps, i0 + PANEL_ROWS);
+        for (wf_size t = 0; t < tiles; ++t) {
+            wf_size row = tile_start(m, tiles, t), rows = tile_start(m, tiles, t + 1) - row;
+            float *panel = panels + (t * steps + i0) * PANEL_STRIDE;
+            const float *source = job->a + (k0 + i0) * job->lda + row;
+            for (wf_size i = i0; i < i1; ++i, panel += PANEL_STRIDE, source += job->lda) {
+                if (row + PANEL_STRIDE <= m) {  /* whole vectors, the floats past `rows` too (still A's row) */
+                    for (int v = 0; v < PANEL_STRIDE; v += LANES) store(panel + v, load(source + v));
+                } else {
+                    for (wf_size r = 0; r < rows; ++r) panel[r] = source[r];
+                }
+            }
+        }
+    }
+}
+
+/* The panels of the k-block at k0 if they are packed, or this thread packs them now; else NULL (A in place). */
+static const float *block_panels(const strips_job *job, wf_size k0, wf_size steps, wf_size tiles) {
+    int *state = job->ready + k0 / K_BLOCK;
+    float *panels = job->panels + tiles * k0 * PANEL_STRIDE;
+    int seen = __atomic_load_n(state, __ATOMIC_ACQUIRE);
+    if (seen == PANELS_READY) return panels;
+    if (seen != PANELS_EMPTY ||
+        !__atomic_compare_exchange_n(state, &seen, PANELS_PACKING, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return NULL;
+    pack_block(job, k0, steps, tiles, panels);
+    __atomic_store_n(state, PANELS_READY, __ATOMIC_RELEASE);
+    return panels;
+}
+
 static void strips_thread(void *context, wf_size thread) {
     strips_job *job = context;
     wf_size m = job->m, n = job->n, k = job->k, lda = job->lda;
@@ -209,17 +268,21 @@ static void strips_thread(void *context, wf_size thread) {
                 } else {
                     copy_strip(job, k0, steps, column, width, strip, stride);
                 }
+                const float *panels = job->panels && rows_per_tile == STRIP_ROWS  /* (the panels' tiles) */
+                                          ? block_panels(job, k0, steps, tiles) : NULL;
                 for (wf_size t = 0; t < tiles; ++t) {
                     wf_size row = tile_start(m, tiles, t), rows = tile_start(m, tiles, t + 1) - row;
-                    const float *a_rows = a + (job->transpose_a ? row : row * lda);
+                    const float *a_rows = panels ? panels + t * steps * PANEL_STRIDE
+                                                 : a + (job->transpose_a ? row : row * lda);
+                    wf_size a_stride = panels ? PANEL_STRIDE : lda;
                     /* two direct calls, not a pointer to either: an indirect call makes the wasm module import
                      * a function table, which the hand-written loaders (tests/kernels/wasm_runner.js) lack */
                     if (narrow)
-                        narrow_tiles(a_rows, lda, job->transpose_a, source, source_stride, c + row * ldc, ldc, steps,
-                                     k0 == 0, bias, rows);
+                        narrow_tiles(a_rows, a_stride, job->transpose_a, source, source_stride, c + row * ldc, ldc,
+                                     steps, k0 == 0, bias, rows);
                     else
-                        strip_tiles(a_rows, lda, job->transpose_a, source, source_stride, c + row * ldc, ldc, steps,
-                                    k0 == 0, bias, rows);
+                        strip_tiles(a_rows, a_stride, job->transpose_a, source, source_stride, c + row * ldc, ldc,
+                                    steps, k0 == 0, bias, rows);
                 }
             }
         }
@@ -233,9 +296,9 @@ static void strips_thread(void *context, wf_size thread) {
     }
 }
 
-WF_EXPORT void wf_gemm_strips_f32(wf_size m, wf_size n, wf_size k, const float *a, wf_size lda, int transpose_a,
-                                  const float *b, wf_size ldb, int transpose_b, const float *bias, float *c,
-                                  float *work, wf_size threads) {
+WF_EXPORT void wf_gemm_strips_panels_f32(wf_size m, wf_size n, wf_size k, const float *a, wf_size lda,
+                                         int transpose_a, const float *b, wf_size ldb, int transpose_b,
+                                         const float *bias, float *c, float *work, float *panels, wf_size threads) {
     if (m <= 0 || n <= 0) return;
     if (k <= 0) {  /* an empty sum */
         for (wf_size i = 0; i < m * n; ++i) c[i] = bias ? 0.0f + bias[i % n] : 0;
@@ -246,6 +309,17 @@ WF_EXPORT void wf_gemm_strips_f32(wf_size m, wf_size n, wf_size k, const float *
      * preempted inside one; the shorter the unit, the less is left behind it. (Units of 4 strips, up to a
      * quarter of a thread's share, only let A's k-block be read from L2 four times in a row.) */
     wf_size per_unit = 1;
-    strips_job job = {m, n, k, lda, ldb, per_unit, transpose_a, transpose_b, a, b, bias, c, work, 0};
+    strips_job job = {m, n, k, lda, ldb, per_unit, transpose_a, transpose_b, a, b, bias, c, work,
+                      transpose_a ? panels : NULL, NULL, 0};
+    if (job.panels) {  /* the states after the panels, all empty */
+        job.ready = (int *)(panels + wf_gemm_strips_panels_size(m, k) - k_blocks(k));
+        for (wf_size i = 0; i < k_blocks(k); ++i) job.ready[i] = PANELS_EMPTY;
+    }
     wf_run_parallel(strips_thread, &job, threads);
+}
+
+WF_EXPORT void wf_gemm_strips_f32(wf_size m, wf_size n, wf_size k, const float *a, wf_size lda, int transpose_a,
+                                  const float *b, wf_size ldb, int transpose_b, const float *bias, float *c,
+                                  float *work, wf_size threads) {
+    wf_gemm_strips_panels_f32(m, n, k, a, lda, transpose_a, b, ldb, transpose_b, bias, c, work, NULL, threads);
 }

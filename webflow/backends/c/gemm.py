@@ -133,9 +133,11 @@ def _thin_kernel(c_suffix: str, m: int, n: int, k: int, transpose_a: bool, trans
 
 
 def _choose_thin_kernel(c_suffix: str, m: int, n: int, k: int, transpose_a: bool, transpose_b: bool) -> Any:
-    if not HAVE_NUMPY or c_suffix != "f32" or (transpose_a and transpose_b) or m * n * k < THIN_MIN_MULTIPLY_ADDS:
+    if not HAVE_NUMPY or c_suffix != "f32" or m * n * k < THIN_MIN_MULTIPLY_ADDS:
         return None
     strips = strips_kernel(c_suffix, m, n, k, transpose_a, transpose_b)  # any shape, avx512 build only
+    if transpose_a and transpose_b:  # the thin kernels take one transpose at most; NumPy's BLAS was the slower
+        return strips                # (benchmarks/FIGURES.md, "GEMM strips: a transposed A in panels")
     if transpose_b and m <= THIN_MAX and strips is not None:
         return _few_rows_transposed  # takes any n; faster than the strips' transposing copy at a few rows
     if n % fn("wf_gemm_thin_columns")():
