@@ -79,16 +79,6 @@ def test_threads_give_the_same_bits(threads):
 
 
 # --- the MatMul adapter: the word LM's products (softmax layer, LSTM gates) and their gradients -----------------
-@pytest.fixture
-def automatic_backend():
-    from webflow.backends import selection
-
-    previous = selection.get_backend()
-    selection.set_backend(None)
-    yield
-    selection.set_backend(previous)
-
-
 @pytest.mark.parametrize("a_shape, b_shape, transpose_a, transpose_b", [
     ((400, 200), (200, 10000), False, False), ((400, 10000), (200, 10000), False, True),
     ((400, 200), (400, 10000), True, False), ((20, 400), (400, 800), False, False),

@@ -78,17 +78,7 @@ def test_the_adapter_packs_a_transposed_a_with_rows_4_kb_apart():
     assert not gemm_strips.packs_a(2048, 2048, 2048, True, 2048)  # 8 MB of A per k-block: slower packed
 
 
-@pytest.fixture
-def c_backend():
-    from webflow.backends import selection
-
-    previous = selection.get_backend()
-    selection.set_backend(None)
-    yield
-    selection.set_backend(previous)
-
-
-def test_a_transposed_1024_product_has_the_same_bits_on_1_and_2_threads(c_backend):
+def test_a_transposed_1024_product_has_the_same_bits_on_1_and_2_threads(automatic_backend):
     """The MatMul adapter's A^T.B at 1024^2 (packed, when the strips run it) and the kernel on 1 and 2 threads:
     each C element is one thread's sum over k in order, whichever thread took its strip."""
     from webflow.backends.c import parallel
@@ -114,7 +104,7 @@ def test_a_transposed_1024_product_has_the_same_bits_on_1_and_2_threads(c_backen
 
 
 @pytest.mark.parametrize("m, n, k", [(70, 130, 300), (1024, 1024, 1024)])
-def test_the_adapter_runs_a_product_with_both_transposes(c_backend, m, n, k):
+def test_the_adapter_runs_a_product_with_both_transposes(automatic_backend, m, n, k):
     """A^T.B^T: the thin kernels take one transpose at most, the strips any (at 1024^2 with A^T in panels)."""
     from webflow.backends.c.gemm import matmul
 
@@ -126,7 +116,7 @@ def test_the_adapter_runs_a_product_with_both_transposes(c_backend, m, n, k):
     assert_float32_product(got, a.T, b.T)
 
 
-def test_both_transposes_in_a_graph_with_gradients(c_backend):
+def test_both_transposes_in_a_graph_with_gradients(automatic_backend):
     """A TF1 MatMul with transpose_a and transpose_b through Session.run; its gradients are such products too."""
     import webflow.compat.v1 as tf
 

@@ -98,16 +98,6 @@ def test_threads_share_every_unit_once(threads):
 
 
 # --- the MatMul adapter: which products go to these kernels, and the same answer on 1 or 2 threads --------
-@pytest.fixture
-def automatic_backend():
-    from webflow.backends import selection
-
-    previous = selection.get_backend()
-    selection.set_backend(None)
-    yield
-    selection.set_backend(previous)
-
-
 # fc1 of the Deep MNIST CNN at batch 50: its forward x W, weight gradient x^T dy, input gradient dy W^T
 @pytest.mark.parametrize("a_shape, b_shape, transpose_a, transpose_b", [
     ((50, 3136), (3136, 1024), False, False), ((50, 3136), (50, 1024), True, False),
