@@ -1,7 +1,10 @@
 """Test isolation: every test starts in eager mode with TF2 shapes/equality and a fresh default graph."""
 
 import os
+import signal
 import sys
+import threading
+import warnings
 
 import pytest
 
@@ -128,3 +131,18 @@ def _reset_process_state() -> None:
     shell = sys.modules.get("IPython.core.interactiveshell")
     if shell is not None and shell.InteractiveShell.initialized():
         shell.InteractiveShell.clear_instance()   # get_ipython() is None again: no kernel, as in a plain process
+    _restore_ctrl_c()
+
+
+def _restore_ctrl_c() -> None:
+    """Ctrl-C raises KeyboardInterrupt again if a test left it ignored or handled elsewhere. Why: with SIGINT at
+    SIG_IGN (as an app of Jupyter's installs it), `_thread.interrupt_main()` does nothing, so a later interrupt test
+    waits forever: a CI worker once hung in tests/queues' Ctrl-C test with SIGINT ignored (/proc's SigIgn). The
+    warning names the test that left it, for whoever finds it in the output."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is not signal.default_int_handler:
+        warnings.warn(f"Ctrl-C's handler was left as {handler!r}: Python's default restored",
+                      RuntimeWarning, stacklevel=2)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
