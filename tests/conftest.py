@@ -88,6 +88,17 @@ def _fresh_webflow_state():
 
 
 @pytest.fixture
+def automatic_backend():
+    """The automatic per-op backend choice (as a user gets it) for one test, whatever the session forced."""
+    from webflow.backends import selection
+
+    previous = selection.get_backend()
+    selection.set_backend(None)
+    yield
+    selection.set_backend(previous)
+
+
+@pytest.fixture
 def graph_mode():
     """TF1 graph mode (`disable_v2_behavior`) on a fresh default graph; the reset above restores eager mode after."""
     import webflow.compat.v1 as tf
